@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Install the Debian packages the test suite drives for real, only when missing:
+# chromium (browser tests through Python playwright, never `playwright install`) and slurm-wlm + munge
+# (the single-node Slurm the tests' fixture starts).
+set -euo pipefail
+need=()
+command -v chromium >/dev/null || need+=(chromium)
+command -v slurmctld >/dev/null || need+=(slurm-wlm)
+command -v munged >/dev/null || need+=(munge)
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi

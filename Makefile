@@ -1,0 +1,44 @@
+# llmbench developer entry points. `make serve` and `make test` work on a fresh clone.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+RESULTS := results
+DB      := build/llmbench.duckdb
+
+.PHONY: help venv site serve test lint format perf clean
+
+help:  ## list targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+venv: $(STAMP)  ## create .venv and install llmbench with its test tools
+
+site: $(STAMP)  ## results/ -> DuckDB -> generated pages -> static site in site/
+	$(BIN)/llmbench site build --results $(RESULTS) --db $(DB)
+
+serve: $(STAMP)  ## build everything, then serve the site on http://127.0.0.1:8000
+	$(BIN)/llmbench site serve --results $(RESULTS) --db $(DB) --addr 127.0.0.1:8000
+
+test: $(STAMP)  ## install system test deps (chromium, slurm, munge) when missing, lint, run the whole suite
+	bash .ci/system-deps.sh
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/pytest -q
+
+lint:  ## ruff lint + format check
+	$(BIN)/ruff format --check . && $(BIN)/ruff check .
+
+format:  ## apply ruff formatting and safe fixes
+	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
+
+perf: $(STAMP)  ## benchmarks: throughput and memory figures (not pass/fail tests)
+	$(BIN)/python -m tests.perf
+
+clean:  ## remove build outputs (keeps .venv)
+	rm -rf build site docs/generated

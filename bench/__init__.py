@@ -1,0 +1,1 @@
+"""llmbench upstream: plan and run TensorRT-LLM sweeps, record runs, export and check result files."""

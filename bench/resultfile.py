@@ -1,0 +1,342 @@
+"""Read, check and write result files (``results/**/*.yaml``) against ``bench.schema``.
+
+``check_file`` never raises on bad input: it returns every problem it finds as a ``Problem`` that prints as
+``file:line: field.path: expected X, got Y``. It refuses oversized files before reading them, non-UTF-8
+bytes, YAML syntax errors, alias bombs and duplicate keys (yaml-rs limits), schema violations and names the
+registries do not know. ``find_duplicates`` reports runs that repeat the same source and configuration
+across files. ``write_file`` validates first, then writes to a temporary file and renames it into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+import yaml_rs
+from pydantic import ValidationError
+
+from bench import registry
+from bench.schema import ResultFile
+
+MAX_FILE_BYTES = 8 * 1024 * 1024  # the largest real submission is ~100 KB; 8 MB leaves room, stops abuse
+_ALIAS_LIMITS = (
+    yaml_rs.AliasLimits(max_total_replayed_events=100_000) if hasattr(yaml_rs, "AliasLimits") else None
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one file, located as precisely as the input allows."""
+
+    file: str
+    line: int | None
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The outcome of checking one file: the parsed model (None if invalid) and its problems."""
+
+    file: str
+    result: ResultFile | None
+    problems: list[Problem]
+
+
+def _parse_yaml(text: str) -> Any:
+    if _ALIAS_LIMITS is not None:
+        return yaml_rs.loads(text, alias_limits=_ALIAS_LIMITS)
+    return yaml_rs.loads(text)
+
+
+def _yaml_error_line(message: str) -> int | None:
+    m = re.search(r"line (\d+)", message)
+    return int(m.group(1)) if m else None
+
+
+def _read_text(path: Path, name: str) -> tuple[str | None, Problem | None]:
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        return None, Problem(name, None, "", f"file is {size:,} bytes; expected at most {MAX_FILE_BYTES:,}")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        return None, Problem(name, line, "", f"expected UTF-8 text, got byte 0x{data[e.start]:02x}")
+    if not text.strip():
+        return None, Problem(name, None, "", "file is empty; expected a result mapping (schema_version, ...)")
+    return text, None
+
+
+def parse(text: str, name: str) -> tuple[Any, Problem | None]:
+    """YAML text -> Python data, or a located syntax problem (duplicate keys and alias bombs included)."""
+    try:
+        data = _parse_yaml(text)
+    except Exception as e:  # yaml_rs raises YAMLDecodeError and, on limits, other errors
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        return None, Problem(name, _yaml_error_line(str(e)), "", f"invalid YAML: {msg}")
+    if not isinstance(data, dict):
+        return None, Problem(name, 1, "", f"expected a mapping at the top, got {type(data).__name__}")
+    return data, None
+
+
+def check_file(path: Path, root: Path | None = None) -> Checked:
+    """Check one result file completely; never raises on bad content."""
+    name = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
+    text, problem = _read_text(path, name)
+    if problem:
+        return Checked(name, None, [problem])
+    assert text is not None
+    return check_text(text, name)
+
+
+def check_text(text: str, name: str) -> Checked:
+    """Check result-file text (already read) and return the model and every problem."""
+    data, problem = parse(text, name)
+    if problem:
+        return Checked(name, None, [problem])
+    try:
+        result = ResultFile.model_validate(data)
+    except ValidationError as e:
+        lines = _LineMap(text)
+        return Checked(name, None, [_problem(name, err, lines) for err in e.errors()])
+    problems = _registry_problems(name, result, _LineMap(text))
+    return Checked(name, None if problems else result, problems)
+
+
+def _registry_problems(name: str, result: ResultFile, lines: _LineMap) -> list[Problem]:
+    out = []
+    for kind, index, value, loc in (
+        ("GPU", registry.gpus(), result.hardware.gpu, ("hardware", "gpu")),
+        ("model", registry.models(), result.model.id, ("model", "id")),
+    ):
+        if index.find(value) is None:
+            near = index.suggest(value)
+            hint = f"; closest known: {', '.join(near)}" if near else ""
+            msg = f"expected a known {kind} (see bench/data), got {value!r}{hint}"
+            out.append(Problem(name, lines.line(loc), ".".join(loc), msg))
+    return out
+
+
+def _problem(name: str, err: Any, lines: _LineMap) -> Problem:
+    loc = tuple(err["loc"])
+    path = ".".join(str(p) for p in loc)
+    kind, msg = err["type"], err["msg"]
+    if kind == "missing":
+        text = "expected a value (required field), got nothing"
+        return Problem(name, lines.line(loc[:-1]), path, text)
+    if kind == "extra_forbidden":
+        text = f"unknown field {loc[-1]!r}; expected one of: {_allowed_fields(loc[:-1])}"
+        return Problem(name, lines.line(loc, key=True), path, text)
+    expected = re.sub(r"^(Input|Value) should (be )?", "", msg)
+    expected = re.sub(r"^Value error, ", "", expected)
+    got = err.get("input")
+    got_text = "nothing" if got is None else f"{type(got).__name__} {_short(got)}"
+    return Problem(name, lines.line(loc), path, f"expected {expected}, got {got_text}")
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, dict | list) else json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _allowed_fields(loc: tuple) -> str:
+    model: Any = ResultFile
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return "?"
+        ann = field.annotation
+        model = next((a for a in getattr(ann, "__args__", (ann,)) if hasattr(a, "model_fields")), ann)
+        if hasattr(ann, "__origin__") and ann.__origin__ is list:
+            model = ann.__args__[0]
+    return ", ".join(getattr(model, "model_fields", {}))
+
+
+class _LineMap:
+    """Maps a field path to its 1-based line, composing the YAML (PyYAML) only when a problem needs it."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._root: Any = None
+
+    def line(self, loc: tuple, key: bool = False) -> int | None:
+        if self._root is None:
+            try:
+                self._root = yaml.compose(self._text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            except yaml.YAMLError:
+                return None
+        node, last = self._root, self._root
+        for part in loc:
+            node = _child(node, part, key and part == loc[-1])
+            if node is None:
+                break
+            last = node
+        return last.start_mark.line + 1 if last is not None else None
+
+
+def _child(node: Any, part: Any, want_key: bool) -> Any:
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if k.value == str(part):
+                return k if want_key else v
+    elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+        return node.value[part]
+    return None
+
+
+def iter_result_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """Every ``*.yaml``/``*.yml`` under the given files and folders, sorted, schema files excluded."""
+    for p in paths:
+        if p.is_dir():
+            yield from sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml") and q.is_file())
+        else:
+            yield p
+
+
+def run_key(result: ResultFile, run_index: int) -> tuple:
+    """What makes a run the same run: its source and every configuration dimension (not its metrics)."""
+    r, m, s, src = result.runs[run_index], result.model, result.software, result.submission.source
+    gpu = registry.gpus().find(result.hardware.gpu)
+    model = registry.models().find(m.id)
+    extra = r.engine_settings.extra
+    return (
+        src.publisher,
+        src.title,
+        str(src.url),
+        gpu.name if gpu else result.hardware.gpu,
+        model.id if model else m.id,
+        m.weight_precision,
+        m.kv_cache_dtype,
+        m.weights,
+        s.engine,
+        s.engine_version,
+        s.workflow,
+        s.benchmark_tool,
+        result.hardware.nodes,
+        tuple(r.parallelism.__dict__.values()),
+        tuple(r.workload.__dict__.values()),
+        r.engine_settings.max_batch_size,
+        r.engine_settings.max_num_tokens,
+        r.engine_settings.kv_cache_free_gpu_mem_fraction,
+        json.dumps(extra, sort_keys=True, default=str) if extra else None,
+    )
+
+
+def run_id(result: ResultFile, run_index: int) -> str:
+    """A stable, citable 12-hex id of a run, from its source and configuration."""
+    return hashlib.sha1(repr(run_key(result, run_index)).encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a worker sends back for one file: problems, run ids and an optional payload (no model)."""
+
+    file: str
+    problems: list[Problem]
+    run_ids: list[str]
+    payload: Any = None
+
+
+PayloadFn = Callable[[ResultFile, str, list[str]], Any]
+
+
+def _outcome(path: str, root: str, payload_fn: PayloadFn | None) -> Outcome:
+    c = check_file(Path(path), Path(root))
+    if c.result is None:
+        return Outcome(c.file, c.problems, [])
+    ids = [run_id(c.result, i) for i in range(len(c.result.runs))]
+    payload = payload_fn(c.result, c.file, ids) if payload_fn else None
+    return Outcome(c.file, c.problems, ids, payload)
+
+
+def _outcomes(paths: Sequence[str], root: str, payload_fn: PayloadFn | None) -> list[Outcome]:
+    return [_outcome(p, root, payload_fn) for p in paths]
+
+
+_PARALLEL_MIN_FILES = 32  # below this, starting worker processes costs more than it saves
+
+
+def check_many(
+    paths: Sequence[Path], root: Path, payload_fn: PayloadFn | None = None, workers: int | None = None
+) -> list[Outcome]:
+    """Check many files, in worker processes when there are enough of them; sorted by file name.
+
+    ``payload_fn(result, file, run_ids)`` runs in the worker on each valid file, so that only its
+    (picklable, small) output crosses the process boundary, never the parsed model.
+    """
+    files = [str(p) for p in paths]
+    workers = workers or min(os.cpu_count() or 1, 8)
+    if workers < 2 or len(files) < _PARALLEL_MIN_FILES:
+        return _outcomes(files, str(root), payload_fn)
+    chunks = [files[i::workers] for i in range(workers)]
+    with ProcessPoolExecutor(workers) as pool:
+        parts = pool.map(_outcomes, chunks, [str(root)] * workers, [payload_fn] * workers)
+        merged = [o for part in parts for o in part]
+    return sorted(merged, key=lambda o: o.file)
+
+
+def find_duplicates(outcomes: Iterable[Outcome], root: Path) -> list[Problem]:
+    """Runs that repeat an earlier run's source and configuration, in this or another file."""
+    seen: dict[str, tuple[str, int]] = {}
+    problems = []
+    for o in outcomes:
+        for i, rid in enumerate(o.run_ids):
+            if rid not in seen:
+                seen[rid] = (o.file, i)
+                continue
+            first_file, first_run = seen[rid]
+            line = _LineMap((root / o.file).read_text(encoding="utf-8")).line(("runs", i))
+            msg = f"duplicate run: same source and configuration as {first_file} runs.{first_run}"
+            problems.append(Problem(o.file, line, f"runs.{i}", msg))
+    return problems
+
+
+def dump(result: ResultFile) -> str:
+    """A result as reviewable block YAML: fields in schema order, unset fields left out."""
+    data = result.model_dump(mode="python", exclude_none=True)
+    data["submission"]["source"] = result.submission.source.model_dump(mode="json", exclude_none=True)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    def ignore_aliases(self, data: Any) -> bool:  # a reviewer must never need to resolve an anchor
+        return True
+
+
+def write_file(result: ResultFile, path: Path) -> None:
+    """Validate a result by reading back what would be written, then write it atomically."""
+    text = dump(result)
+    checked = check_text(text, str(path))
+    if checked.problems:
+        raise ValueError("\n".join(str(p) for p in checked.problems))
+    write_text_atomic(path, text)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write text to a temporary file beside ``path`` and rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,1 @@
+"""llmbench downstream: results/ -> DuckDB -> Markdown pages with Altair charts -> MkDocs site."""
