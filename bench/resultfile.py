@@ -211,7 +211,11 @@ def iter_result_files(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 def run_key(result: ResultFile, run_index: int) -> tuple:
-    """What makes a run the same run: its source and every configuration dimension (not its metrics)."""
+    """What makes a run the same run: its source and every configuration dimension (not its metrics).
+
+    Which output-throughput figures are given is part of it: a source may publish one run as three separate
+    figures (NVIDIA's DeepSeek-R1 blog gives total, per-GPU and per-user rows); each is then its own run.
+    """
     r, m, s, src = result.runs[run_index], result.model, result.software, result.submission.source
     gpu = registry.gpus().find(result.hardware.gpu)
     model = registry.models().find(m.id)
@@ -236,7 +240,11 @@ def run_key(result: ResultFile, run_index: int) -> tuple:
         r.engine_settings.max_num_tokens,
         r.engine_settings.kv_cache_free_gpu_mem_fraction,
         json.dumps(extra, sort_keys=True, default=str) if extra else None,
+        tuple(f for f in _THROUGHPUTS if getattr(r.metrics, f) is not None),
     )
+
+
+_THROUGHPUTS = ("output_tokens_per_s", "output_tokens_per_s_per_gpu", "output_tokens_per_s_per_user")
 
 
 def run_id(result: ResultFile, run_index: int) -> str:
@@ -312,6 +320,11 @@ def dump(result: ResultFile) -> str:
     """A result as reviewable block YAML: fields in schema order, unset fields left out."""
     data = result.model_dump(mode="python", exclude_none=True)
     data["submission"]["source"] = result.submission.source.model_dump(mode="json", exclude_none=True)
+    return dump_data(data)
+
+
+def dump_data(data: dict[str, Any]) -> str:
+    """Plain result data (dicts in schema order, no None values) as block YAML; not validated."""
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
