@@ -59,6 +59,8 @@ class ModelArch(_Entry):
     kv_heads: int = Field(gt=0)
     head_dim: int = Field(gt=0)
     kv_dim_per_layer: int | None = Field(default=None, gt=0)
+    sliding_window: int | None = Field(default=None, gt=0)  # tokens a windowed layer attends to (and caches)
+    sliding_window_layers: int | None = Field(default=None, gt=0)  # how many layers are windowed; null: all
     vocab_size: int = Field(gt=0)
     source: str
 
