@@ -24,6 +24,7 @@ from bench import registry
 from bench.errors import UserError
 from bench.resultfile import Outcome, Problem, check_many, find_duplicates, iter_result_files, run_id
 from bench.schema import SCHEMA_VERSION, ResultFile
+from site_gen import bound
 
 DEFAULT_DB = Path("build/llmbench.duckdb")
 PERCENTILES = ("avg", "p50", "p90", "p95", "p99", "min", "max")
@@ -179,6 +180,7 @@ def write_db(rows: list[dict[str, Any]], db: Path) -> None:
                 con.register("runs_df", runs_df)
                 con.execute("INSERT INTO runs SELECT * FROM runs_df")
                 con.unregister("runs_df")
+            bound.add_columns(con)  # bound_output_tps, pct_of_bound (site_gen/bound.py)
             for table, records in (
                 ("gpus", [_gpu_row(g) for g in registry.gpus().entries]),
                 ("models", [_model_row(m) for m in registry.models().entries]),
