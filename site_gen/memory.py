@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 GIB = 2**30
@@ -267,3 +268,28 @@ def planner_script(payload: dict[str, Any] | None = None) -> str:
 
     body = json.dumps(payload or planner_payload(), separators=(",", ":"), ensure_ascii=False)
     return f"window.LLMBENCH_PLANNER={body};\n"
+
+
+PLANNER_DATA = "docs/assets/js/planner-data.js"  # relative to the repository root; committed
+
+
+def write_planner_script(root: Path) -> bool:
+    """Rewrite ``root/PLANNER_DATA`` from the registries if it changed; True when it was rewritten.
+
+    The file is committed (the planner then works from ``mkdocs serve`` on a fresh clone) and checked
+    against the registries by tests/guide/test_planner_js.py; ``python -m site_gen.memory`` refreshes it.
+    """
+    path = root / PLANNER_DATA
+    text = planner_script()
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return True
+
+
+if __name__ == "__main__":
+    changed = write_planner_script(Path(__file__).resolve().parent.parent)
+    print(f"{PLANNER_DATA}: {'rewritten' if changed else 'up to date'}")

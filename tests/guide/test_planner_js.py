@@ -153,3 +153,16 @@ def test_planner_page_shows_python_numbers_and_fits_offline(payload: dict, tmp_p
         finally:
             browser.close()
     assert all(u.startswith("file://") for u in requests), requests
+
+
+def test_committed_planner_data_matches_the_registries() -> None:
+    committed = (ROOT / memory.PLANNER_DATA).read_text(encoding="utf-8")
+    assert committed == memory.planner_script(), "stale planner data: run `python -m site_gen.memory`"
+
+
+def test_write_planner_script_rewrites_only_on_change(tmp_path: Path) -> None:
+    assert memory.write_planner_script(tmp_path) is True
+    assert memory.write_planner_script(tmp_path) is False
+    (tmp_path / memory.PLANNER_DATA).write_text("window.LLMBENCH_PLANNER={};\n")
+    assert memory.write_planner_script(tmp_path) is True
+    assert (tmp_path / memory.PLANNER_DATA).read_text() == memory.planner_script()

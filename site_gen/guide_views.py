@@ -1,0 +1,90 @@
+"""Chart views of the guide: speed-of-light efficiency and TP against PP at equal GPU count.
+
+Registered in the site's view registry (``site_gen.views``), so a guide page places them with a marker
+such as ``<!-- view: pct-of-bound -->`` and each also gets a page under "Views". The charts follow the
+conventions of ``site_gen.charts`` (shared named dataset, colour = GPU with a pinned domain, metrics
+named exactly with unit and basis).
+"""
+
+from __future__ import annotations
+
+import altair as alt
+
+from site_gen import charts
+from site_gen.charts import METRICS, ChartContext, base, gpu_color, gpu_x, run_tooltip
+from site_gen.views import COMMON, register, widest
+
+
+def _has_bound(chart: alt.Chart) -> alt.Chart:
+    # Per-user-only runs have no all-GPU throughput, hence no % of bound.
+    return chart.transform_filter("isValid(datum.pct_of_bound)")
+
+
+def pct_of_bound_by_gpu(ctx: ChartContext) -> alt.Chart:
+    """Every run as a point: its output throughput as % of its speed-of-light bound, by GPU."""
+    return (
+        _has_bound(base(ctx))
+        .mark_point(filled=True, opacity=0.6, size=40)
+        .encode(
+            x=gpu_x(ctx),
+            y=alt.Y("pct_of_bound:Q", title=METRICS["pct_of_bound"], scale=alt.Scale(domain=[0, 100])),
+            color=gpu_color(ctx),
+            tooltip=run_tooltip(ctx),
+        )
+    )
+
+
+def measured_vs_bound(ctx: ChartContext) -> alt.Chart:
+    """Measured output tokens/s against the bound (both all GPUs, log-log): distance below the diagonal."""
+    return (
+        _has_bound(base(ctx))
+        .mark_point(filled=True, opacity=0.6, size=40)
+        .encode(
+            x=alt.X("bound_output_tps:Q", title=METRICS["bound_output_tps"], scale=alt.Scale(type="log")),
+            y=alt.Y("output_tps:Q", title=METRICS["output_tps"], scale=alt.Scale(type="log")),
+            color=gpu_color(ctx),
+            tooltip=run_tooltip(ctx),
+        )
+    )
+
+
+def tp_vs_pp(ctx: ChartContext) -> alt.Chart:
+    """Grouped bars: each TP x PP layout, grouped by GPU count, best per-GPU output throughput per GPU."""
+    agg = charts._best_per_gpu(base(ctx), ["gpu", "n_gpus", "tp", "pp"]).transform_calculate(
+        layout="datum.n_gpus + ' GPUs: TP' + datum.tp + ' x PP' + datum.pp",
+        layout_order="datum.n_gpus * 1000 + datum.pp",
+    )
+    return agg.mark_bar().encode(
+        x=alt.X(
+            "layout:N",
+            title="Layout (tp x pp = GPU count)",
+            sort=alt.EncodingSortField("layout_order", op="min"),
+            axis=alt.Axis(labelAngle=-30),
+        ),
+        xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
+        y=alt.Y("best:Q", title=charts.BEST_TITLE),
+        color=gpu_color(ctx),
+        tooltip=charts._best_tooltip([alt.Tooltip("tp:Q", title="TP"), alt.Tooltip("pp:Q", title="PP")]),
+    )
+
+
+@register(
+    "pct-of-bound",
+    "Speed-of-light efficiency",
+    "Each run's output tokens/s as a percentage of the upper bound its GPUs allow (see the guide).",
+    filters=COMMON,
+    defaults=lambda df: widest(df, ["model", "precision"], "gpu", {"engine": ["tensorrt-llm"]}),
+)
+def _pct_of_bound(ctx: ChartContext) -> list[alt.Chart]:
+    return [pct_of_bound_by_gpu(ctx), measured_vs_bound(ctx)]
+
+
+@register(
+    "tp-vs-pp",
+    "TP against PP",
+    "Tensor against pipeline parallelism at equal GPU count, per GPU.",
+    filters=COMMON,
+    defaults=lambda df: widest(df, ["gpu", "model", "precision", "workload"], "pp"),
+)
+def _tp_vs_pp(ctx: ChartContext) -> list[alt.Chart]:
+    return [tp_vs_pp(ctx)]
