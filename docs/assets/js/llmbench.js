@@ -1,0 +1,473 @@
+/* llmbench page script: the one generic script of the site (no chart knowledge lives here).
+ *
+ * It renders every chart placeholder (.lb-chart: a Vega-Lite spec in data-lb-spec, built by Python with
+ * Altair), loads the page's one data file (a <script> that assigns window.LLMBENCH_DATA[key]; works from
+ * file://), and drives each filter scope (.lb-scope): the filter bar, the "N of M runs" count, every chart,
+ * the results table and its CSV download, with the state in the URL query string (back/forward work).
+ * Strings from result files only ever reach the page through textContent, attribute values and Vega's
+ * escaped tooltips, never through innerHTML.
+ * Hooked on Material's document$ (instant navigation); from file:// on DOMContentLoaded (Material 9.8's
+ * document$ never emits there).
+ */
+(function () {
+  "use strict";
+
+  const TABLE_LIMIT = 1000; // rows rendered at once; the CSV always has every filtered row
+  const pending = {}; // data key -> Promise of the loaded script
+  const decoded = {}; // data key -> row objects (decoded once per session)
+  let charts = []; // {el, spec, view, rows} of the current page
+  let scopes = []; // controllers of the current page's filter scopes
+  const api = { lastFilterMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null };
+  window.llmbench = api;
+
+  /* ---- data ---------------------------------------------------------------------------------- */
+
+  function loadRows(src, key) {
+    const store = () => window.LLMBENCH_DATA || {};
+    if (!store()[key] && !pending[key]) {
+      pending[key] = new Promise((resolve, reject) => {
+        const s = document.createElement("script");
+        s.src = src;
+        s.onload = resolve;
+        s.onerror = () => reject(new Error("could not load the page data " + src));
+        document.head.appendChild(s);
+      });
+    }
+    return Promise.resolve(pending[key]).then(() => decode(key, store()[key]));
+  }
+
+  function decode(key, payload) {
+    if (decoded[key]) return decoded[key];
+    const names = Object.keys(payload.columns);
+    const getters = names.map((name) => {
+      const col = payload.columns[name];
+      if (Array.isArray(col)) return (i) => col[i];
+      return (i) => (col.codes[i] === null ? null : col.dict[col.codes[i]]);
+    });
+    const rows = new Array(payload.n);
+    for (let i = 0; i < payload.n; i++) {
+      const row = {};
+      for (let j = 0; j < names.length; j++) row[names[j]] = getters[j](i);
+      rows[i] = row;
+    }
+    decoded[key] = rows;
+    return rows;
+  }
+
+  function json(el, name, fallback) {
+    const text = el.getAttribute(name);
+    return text ? JSON.parse(text) : fallback;
+  }
+
+  /* ---- filters -------------------------------------------------------------------------------- */
+
+  // A filter state maps a dimension key to the chosen values (text); absent or empty means "all".
+  function matcher(dims, state) {
+    const tests = dims
+      .filter((d) => state[d.key] && state[d.key].length)
+      .map((d) => [d.column, new Set(state[d.key].map(String))]);
+    return (row) => tests.every(([col, set]) => set.has(String(row[col])));
+  }
+
+  function fixedMatcher(fixed) {
+    const tests = Object.entries(fixed).map(([key, values]) => [key, new Set(values.map(String))]);
+    return (row) => tests.every(([key, set]) => set.has(String(row[COLUMN[key] || key])));
+  }
+  // Filter keys -> columns for fixed filters (same table as site_gen/dimensions.py, sent with each bar).
+  const COLUMN = {};
+
+  function sortedValues(rows, dim) {
+    const order = new Map();
+    for (const r of rows) {
+      const v = r[dim.column];
+      if (v === null || v === undefined) continue;
+      const k = String(v);
+      if (!order.has(k)) order.set(k, dim.sort_column ? r[dim.sort_column] : dim.numeric ? Number(v) : k);
+    }
+    return [...order.keys()].sort((a, b) => {
+      const x = order.get(a), y = order.get(b);
+      if (x < y) return -1;
+      if (x > y) return 1;
+      return a.localeCompare(b);
+    });
+  }
+
+  function stateFromQuery(dims, search, defaults) {
+    const params = new URLSearchParams(search);
+    if (!dims.some((d) => params.has(d.key))) return clone(defaults);
+    const state = {};
+    for (const d of dims) {
+      const values = params.getAll(d.key).filter((v) => v !== "*");
+      if (values.length) state[d.key] = values;
+    }
+    return state;
+  }
+
+  function queryFromState(dims, state, defaults) {
+    if (same(state, defaults)) return "";
+    const params = new URLSearchParams();
+    for (const d of dims) {
+      const values = state[d.key] || [];
+      if (values.length) values.forEach((v) => params.append(d.key, v));
+      else if (defaults[d.key] && defaults[d.key].length) params.append(d.key, "*");
+    }
+    const q = params.toString();
+    return q ? "?" + q : "";
+  }
+
+  function clone(state) {
+    return JSON.parse(JSON.stringify(state || {}));
+  }
+
+  function same(a, b) {
+    const norm = (s) =>
+      JSON.stringify(
+        Object.keys(s)
+          .filter((k) => s[k] && s[k].length)
+          .sort()
+          .map((k) => [k, [...s[k]].sort()])
+      );
+    return norm(a || {}) === norm(b || {});
+  }
+
+  function el(tag, attrs, text) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  /* ---- a filter scope: bar + count + charts + table -------------------------------------------- */
+
+  class Scope {
+    constructor(root, index) {
+      this.root = root;
+      this.ownsUrl = index === 0;
+      this.bar = root.querySelector(".lb-filterbar");
+      this.dims = json(this.bar, "data-lb-dims", []);
+      this.dims.forEach((d) => (COLUMN[d.key] = d.column));
+      this.defaults = json(this.bar, "data-lb-defaults", {});
+      this.tableCols = json(root, "data-lb-table", null);
+      this.table = root.querySelector("table.lb-table");
+      this.sort = null;
+      this.showAll = false;
+      this.charts = [];
+    }
+
+    async init(rows) {
+      this.all = rows.filter(fixedMatcher(json(this.root, "data-lb-fixed", {})));
+      this.values = {};
+      for (const d of this.dims) this.values[d.key] = sortedValues(this.all, d);
+      this.state = this.ownsUrl ? stateFromQuery(this.dims, location.search, this.defaults) : clone(this.defaults);
+      this.buildBar();
+      this.root.querySelectorAll(".lb-preset").forEach((a) =>
+        a.addEventListener("click", (ev) => {
+          ev.preventDefault();
+          ev.stopPropagation(); // keep Material's instant navigation from reloading the page
+          this.setState(stateFromQuery(this.dims, new URL(a.href).search, {}), true);
+        })
+      );
+      const download = this.root.querySelector(".lb-download");
+      if (download) download.addEventListener("click", () => this.download());
+      this.charts = await Promise.all(
+        [...this.root.querySelectorAll(".lb-chart")].map((c) => embed(c, [], this.all))
+      );
+      await this.apply(false);
+    }
+
+    buildBar() {
+      this.bar.textContent = "";
+      this.widgets = {};
+      for (const d of this.dims) {
+        const values = this.values[d.key];
+        if (values.length < 2 && !(this.state[d.key] || []).length) continue; // nothing to choose
+        const box = el("details", { class: "lb-filter", "data-dim": d.key });
+        const summary = el("summary");
+        summary.append(el("span", { class: "lb-filter-label" }, d.label + ": "));
+        const shown = el("span", { class: "lb-filter-value" });
+        summary.append(shown);
+        box.append(summary);
+        const list = el("div", { class: "lb-options", role: "group", "aria-label": d.label });
+        const all = el("button", { type: "button", class: "lb-all" }, "All");
+        all.addEventListener("click", () => this.choose(d, []));
+        list.append(all);
+        const inputs = [];
+        for (const v of values) {
+          const label = el("label", { class: "lb-option" });
+          const input = el("input", { type: d.multi ? "checkbox" : "radio", name: "lb-" + d.key, value: v });
+          input.dataset.dim = d.key;
+          input.addEventListener("change", () => {
+            const chosen = d.multi ? inputs.filter((i) => i.checked).map((i) => i.value) : [v];
+            this.choose(d, chosen);
+          });
+          const count = el("span", { class: "lb-n" });
+          label.append(input, el("span", { class: "lb-option-text" }, v), count);
+          list.append(label);
+          inputs.push(input);
+        }
+        box.append(list);
+        box.addEventListener("toggle", () => {
+          if (box.open) this.bar.querySelectorAll("details[open]").forEach((o) => o !== box && (o.open = false));
+        });
+        this.bar.append(box);
+        this.widgets[d.key] = { box, shown, inputs };
+      }
+      const reset = el("button", { type: "button", class: "lb-reset md-button" }, "Reset filters");
+      reset.addEventListener("click", () => this.setState(clone(this.defaults), true));
+      this.bar.append(reset);
+    }
+
+    choose(dim, values) {
+      const next = clone(this.state);
+      if (values.length) next[dim.key] = values;
+      else delete next[dim.key];
+      this.setState(next, true);
+    }
+
+    setState(state, push) {
+      this.state = state;
+      if (this.ownsUrl && push) {
+        const url = location.pathname + queryFromState(this.dims, state, this.defaults) + location.hash;
+        if (url !== location.pathname + location.search + location.hash) history.pushState(null, "", url);
+      }
+      return this.apply(true);
+    }
+
+    syncWidgets() {
+      // Counts per option under the other dimensions' filters; options that would match nothing are dimmed.
+      for (const d of this.dims) {
+        const w = this.widgets[d.key];
+        if (!w) continue;
+        const chosen = new Set(this.state[d.key] || []);
+        const others = clone(this.state);
+        delete others[d.key];
+        const match = matcher(this.dims, others);
+        const counts = new Map();
+        for (const r of this.all) if (match(r)) counts.set(String(r[d.column]), (counts.get(String(r[d.column])) || 0) + 1);
+        for (const input of w.inputs) {
+          input.checked = chosen.has(input.value);
+          const n = counts.get(input.value) || 0;
+          input.parentElement.querySelector(".lb-n").textContent = " " + n.toLocaleString("en-US");
+          input.parentElement.classList.toggle("lb-zero", n === 0);
+        }
+        const list = [...chosen];
+        w.shown.textContent = list.length === 0 ? "all" : list.length === 1 ? list[0] : list.length + " selected";
+        w.box.classList.toggle("lb-active", list.length > 0);
+      }
+    }
+
+    async apply(measure) {
+      const t0 = performance.now();
+      const match = matcher(this.dims, this.state);
+      this.rows = this.all.filter(match);
+      this.syncWidgets();
+      const count = this.root.querySelector(".lb-count");
+      if (count) {
+        count.textContent = `${this.rows.length.toLocaleString("en-US")} of ${this.all.length.toLocaleString("en-US")} runs`;
+      }
+      if (this.table) this.renderTable();
+      await Promise.all(this.charts.map((c) => setRows(c, this.rows)));
+      const ms = performance.now() - t0;
+      if (measure) api.lastFilterMs = ms;
+      this.root.dataset.lbRendered = String((Number(this.root.dataset.lbRendered) || 0) + 1);
+      this.root.dispatchEvent(new CustomEvent("llmbench:rendered", { bubbles: true, detail: { ms } }));
+    }
+
+    sortedRows() {
+      if (!this.sort) return this.rows;
+      const { key, dir, numeric } = this.sort;
+      const val = (r) => (numeric ? (r[key] === null ? -Infinity : Number(r[key])) : String(r[key] ?? ""));
+      return [...this.rows].sort((a, b) => {
+        const x = val(a), y = val(b);
+        return (x < y ? -1 : x > y ? 1 : 0) * dir;
+      });
+    }
+
+    renderTable() {
+      const cols = this.tableCols;
+      const thead = el("thead");
+      const tr = el("tr");
+      for (const c of cols) {
+        const th = el("th", { scope: "col" });
+        const sorted = this.sort && this.sort.key === c.key;
+        th.setAttribute("aria-sort", sorted ? (this.sort.dir > 0 ? "ascending" : "descending") : "none");
+        const b = el("button", { type: "button", class: "lb-sort", "data-key": c.key }, c.label);
+        b.addEventListener("click", () => {
+          const dir = this.sort && this.sort.key === c.key ? -this.sort.dir : c.numeric ? -1 : 1;
+          this.sort = { key: c.key, dir, numeric: c.numeric };
+          this.renderTable();
+        });
+        th.append(b);
+        tr.append(th);
+      }
+      thead.append(tr);
+      const tbody = el("tbody");
+      const rows = this.sortedRows();
+      const shown = this.showAll ? rows : rows.slice(0, TABLE_LIMIT);
+      const frag = document.createDocumentFragment();
+      for (const r of shown) {
+        const row = el("tr");
+        for (const c of cols) row.append(el("td", c.numeric ? { class: "lb-num" } : {}, cell(r[c.key], c.numeric)));
+        frag.append(row);
+      }
+      tbody.append(frag);
+      this.table.replaceChildren(thead, tbody);
+      const note = this.root.querySelector(".lb-table-note");
+      note.textContent = "";
+      if (!rows.length) {
+        note.textContent = "No runs match these filters. Choose “All” on a filter or press “Reset filters”.";
+      } else if (shown.length < rows.length) {
+        note.textContent = `Showing the first ${shown.length.toLocaleString("en-US")} rows; the CSV has all ${rows.length.toLocaleString("en-US")}. `;
+        const more = el("button", { type: "button", class: "lb-more" }, "Show all rows");
+        more.addEventListener("click", () => {
+          this.showAll = true;
+          this.renderTable();
+        });
+        note.append(more);
+      }
+    }
+
+    download() {
+      const cols = this.tableCols;
+      const quote = (v) => {
+        let s = v === null || v === undefined ? "" : String(v);
+        if (/^[=+\-@\t\r]/.test(s) && isNaN(Number(s))) s = "'" + s; // no spreadsheet formulas from data
+        return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+      };
+      const lines = [cols.map((c) => quote(c.label)).join(",")];
+      for (const r of this.sortedRows()) lines.push(cols.map((c) => quote(r[c.key])).join(","));
+      const blob = new Blob([lines.join("\r\n") + "\r\n"], { type: "text/csv;charset=utf-8" });
+      const a = el("a", { href: URL.createObjectURL(blob), download: "llmbench-runs.csv" });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    }
+  }
+
+  function cell(v, numeric) {
+    if (v === null || v === undefined) return "–";
+    if (!numeric) return String(v);
+    return Number(v).toLocaleString("en-US", { maximumFractionDigits: 1 });
+  }
+
+  /* ---- charts --------------------------------------------------------------------------------- */
+
+  function themeConfig() {
+    const dark = document.body.getAttribute("data-md-color-scheme") === "slate";
+    const fg = dark ? "#d5d8e2" : "#202124";
+    const line = dark ? "#4a4f5c" : "#dadce0";
+    const axis = { labelColor: fg, titleColor: fg, gridColor: line, domainColor: line, tickColor: line };
+    return {
+      background: "transparent",
+      font: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
+      axis,
+      legend: { labelColor: fg, titleColor: fg },
+      title: { color: fg },
+      view: { stroke: line },
+    };
+  }
+
+  async function embed(node, rows, all) {
+    const chart = { el: node, spec: json(node, "data-lb-spec", {}), view: null, rows };
+    chart.host = node;
+    charts.push(chart);
+    await render(chart);
+    return chart;
+  }
+
+  async function render(chart) {
+    if (chart.view) chart.view.finalize();
+    chart.el.textContent = "";
+    const dark = document.body.getAttribute("data-md-color-scheme") === "slate";
+    const target = el("div", { class: "lb-vega" });
+    const message = el("p", { class: "lb-status", hidden: "" });
+    chart.el.append(target, message);
+    chart.message = message;
+    const result = await window.vegaEmbed(target, chart.spec, {
+      actions: false,
+      renderer: "canvas",
+      config: themeConfig(),
+      tooltip: { theme: dark ? "dark" : "light" },
+    });
+    chart.view = result.view;
+    await setRows(chart, chart.rows);
+  }
+
+  async function setRows(chart, rows) {
+    chart.rows = rows;
+    await chart.view.data("runs", rows).runAsync();
+    const marks = countMarks(chart.view.scenegraph().root);
+    const empty = marks === 0;
+    chart.message.hidden = !empty;
+    chart.message.textContent = empty
+      ? rows.length
+        ? "None of the selected runs has the metric this chart shows."
+        : "No runs match these filters."
+      : "";
+    chart.el.classList.toggle("lb-no-marks", empty);
+  }
+
+  // Number of data marks (points, bars, line vertices) drawn, excluding axes and legends.
+  function countMarks(node) {
+    if (node.marktype && node.marktype !== "group") return node.role === "mark" ? node.items.length : 0;
+    let n = 0;
+    for (const item of node.items || []) n += countMarks(item);
+    return n;
+  }
+
+  /* ---- page lifecycle ------------------------------------------------------------------------- */
+
+  function showError(node, error) {
+    node.textContent = "";
+    node.append(el("p", { class: "lb-status lb-error" }, "This chart could not be drawn: " + error.message));
+    console.error(error);
+  }
+
+  function teardown() {
+    for (const c of charts) if (c.view) c.view.finalize();
+    charts = [];
+    scopes = [];
+  }
+
+  async function boot() {
+    teardown();
+    if (!window.vegaEmbed) return;
+    const jobs = [];
+    document.querySelectorAll(".lb-scope").forEach((root, i) => {
+      const scope = new Scope(root, i);
+      scopes.push(scope);
+      jobs.push(
+        loadRows(root.dataset.lbSrc, root.dataset.lbKey)
+          .then((rows) => scope.init(rows))
+          .catch((e) => showError(root, e))
+      );
+    });
+    document.querySelectorAll(".lb-chart").forEach((node) => {
+      if (node.closest(".lb-scope")) return;
+      jobs.push(
+        loadRows(node.dataset.lbSrc, node.dataset.lbKey)
+          .then((rows) => embed(node, rows.filter(fixedMatcher(json(node, "data-lb-fixed", {}))), rows))
+          .catch((e) => showError(node, e))
+      );
+    });
+    api.ready = Promise.all(jobs);
+    await api.ready;
+    document.body.dataset.lbReady = String(Date.now());
+  }
+
+  window.addEventListener("popstate", () => {
+    const scope = scopes.find((s) => s.ownsUrl);
+    if (scope && scope.all) scope.setState(stateFromQuery(scope.dims, location.search, scope.defaults), false);
+  });
+
+  // Re-theme the charts when the reader flips Material's light/dark toggle.
+  new MutationObserver(() => charts.forEach((c) => c.view && render(c))).observe(document.body, {
+    attributes: true,
+    attributeFilter: ["data-md-color-scheme"],
+  });
+
+  if (window.document$ && location.protocol !== "file:") window.document$.subscribe(() => boot());
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => boot());
+  else boot();
+})();

@@ -1,0 +1,295 @@
+"""DataFrame -> Vega-Lite dicts via Altair; no I/O.
+
+Every chart reads the page's shared dataset by name (``runs``): ``llmbench.js`` inserts the page's
+filtered rows into each chart, so the data travel once per page and the specs stay small. Conventions
+kept by every function here:
+
+- each metric is named exactly, with its unit and basis (``METRICS``): output tokens/s over all GPUs of
+  the run, per GPU, or per user; a chart never mixes them without normalising (charts comparing runs of
+  different GPU counts use the per-GPU figure);
+- colour always encodes the GPU, with the domain pinned to the whole registry (oldest first), so a GPU
+  keeps its colour on every chart and under every filter;
+- widths follow the container (usable at phone width); theme colours come from the page script, which
+  matches Material's light or dark palette.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+
+DATA_NAME = "runs"
+
+METRICS: dict[str, str] = {
+    "output_tps": "Output tokens/s, all GPUs of the run",
+    "output_tps_per_gpu": "Output tokens/s per GPU",
+    "output_tps_per_user": "Output tokens/s per user",
+    "bound_output_tps": "Speed-of-light bound, output tokens/s, all GPUs",
+    "pct_of_bound": "% of speed-of-light bound",
+}
+
+# 20 distinguishable colours (Tableau 20 reordered so neighbouring generations differ); cycled if the
+# registry ever grows past it.
+PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+
+
+@dataclass(frozen=True)
+class ChartContext:
+    """What every chart function needs besides its rows: the pinned GPU colour domain and the size."""
+
+    gpus: Sequence[str]
+    height: int = 300
+    columns: frozenset[str] = frozenset()  # columns present in the page data (optional metrics)
+
+
+def base(ctx: ChartContext) -> alt.Chart:
+    """A chart over the page's shared dataset, as wide as its container."""
+    return alt.Chart(alt.NamedData(DATA_NAME)).properties(width="container", height=ctx.height)
+
+
+def gpu_color(ctx: ChartContext, legend: bool = True) -> alt.Color:
+    """Colour by GPU with the domain pinned to the registry, so a GPU's colour never changes."""
+    colours = [PALETTE[i % len(PALETTE)] for i in range(len(ctx.gpus))]
+    return alt.Color(
+        "gpu:N",
+        title="GPU",
+        scale=alt.Scale(domain=list(ctx.gpus), range=colours),
+        legend=alt.Legend(orient="bottom", columns=3, symbolLimit=40) if legend else None,
+    )
+
+
+def gpu_x(ctx: ChartContext, axis_title: str = "GPU (oldest generation first)") -> alt.X:
+    return alt.X(
+        "gpu:N", title=axis_title, sort=list(ctx.gpus), axis=alt.Axis(labelAngle=-30, labelLimit=140)
+    )
+
+
+def metric(field: str, aggregate: str | None = None, log: bool = False, title: str | None = None) -> alt.Y:
+    """A y encoding of one metric, titled with its exact name."""
+    name = title or METRICS[field]
+    scale = alt.Scale(type="log") if log else alt.Scale(zero=True)
+    if aggregate:
+        return alt.Y(f"{aggregate}({field}):Q", title=name, scale=scale)
+    return alt.Y(f"{field}:Q", title=name, scale=scale)
+
+
+def run_tooltip(ctx: ChartContext) -> list[alt.Tooltip]:
+    """Tooltip of one run: its configuration, its source and every throughput figure by exact name."""
+    tips = [
+        alt.Tooltip("gpu:N", title="GPU"),
+        alt.Tooltip("model_name:N", title="Model"),
+        alt.Tooltip("precision:N", title="Precision"),
+        alt.Tooltip("workload:N", title="ISL/OSL (tokens)"),
+        alt.Tooltip("tp:Q", title="TP"),
+        alt.Tooltip("pp:Q", title="PP"),
+        alt.Tooltip("output_tps:Q", title=METRICS["output_tps"], format=",.0f"),
+        alt.Tooltip("output_tps_per_gpu:Q", title=METRICS["output_tps_per_gpu"], format=",.0f"),
+        alt.Tooltip("engine_version:N", title="Engine version"),
+        alt.Tooltip("publisher:N", title="Source"),
+    ]
+    for extra in ("bound_output_tps", "pct_of_bound"):
+        if extra in ctx.columns:
+            fmt = ".0f" if extra == "pct_of_bound" else ",.0f"
+            tips.append(alt.Tooltip(f"{extra}:Q", title=METRICS[extra], format=fmt))
+    return tips
+
+
+def _has_per_gpu(chart: alt.Chart) -> alt.Chart:
+    # Runs published only per user (a few blog rows) have no per-GPU figure; leave them out of such charts.
+    return chart.transform_filter("isValid(datum.output_tps_per_gpu)")
+
+
+def runs_by_gpu(ctx: ChartContext) -> alt.Chart:
+    """Every run as one point: output tokens/s per GPU by GPU (log scale), coloured by GPU."""
+    return (
+        _has_per_gpu(base(ctx))
+        .mark_point(filled=True, opacity=0.6, size=40)
+        .encode(
+            x=gpu_x(ctx),
+            y=metric("output_tps_per_gpu", log=True),
+            color=gpu_color(ctx),
+            tooltip=run_tooltip(ctx),
+        )
+    )
+
+
+def runs_by_tp(ctx: ChartContext) -> alt.Chart:
+    """Every run as one point: output tokens/s per GPU against tensor-parallel size."""
+    return (
+        _has_per_gpu(base(ctx))
+        .mark_point(filled=True, opacity=0.6, size=40)
+        .encode(
+            x=alt.X("tp:Q", title="Tensor-parallel size (TP)", scale=alt.Scale(type="log", base=2)),
+            y=metric("output_tps_per_gpu", log=True),
+            color=gpu_color(ctx),
+            tooltip=run_tooltip(ctx),
+        )
+    )
+
+
+def _best_tooltip(extra: Sequence[alt.Tooltip] = ()) -> list[alt.Tooltip]:
+    return [
+        alt.Tooltip("gpu:N", title="GPU"),
+        *extra,
+        alt.Tooltip("best:Q", title=f"Best {METRICS['output_tps_per_gpu']}", format=",.0f"),
+        alt.Tooltip("runs:Q", title="Runs compared"),
+    ]
+
+
+def _best_per_gpu(chart: alt.Chart, groupby: Sequence[str]) -> alt.Chart:
+    """Best (maximum) output tokens/s per GPU of the selected runs, per group."""
+    return _has_per_gpu(chart).transform_aggregate(
+        best="max(output_tps_per_gpu)", runs="count()", groupby=list(groupby)
+    )
+
+
+BEST_TITLE = f"Best {METRICS['output_tps_per_gpu']} of the selected runs"
+
+
+def generational_uplift(ctx: ChartContext) -> alt.Chart:
+    """Bars per GPU, oldest generation first: the best per-GPU output throughput of the selected runs."""
+    return (
+        _best_per_gpu(base(ctx), ["gpu"])
+        .mark_bar()
+        .encode(
+            x=gpu_x(ctx),
+            y=alt.Y("best:Q", title=BEST_TITLE),
+            color=gpu_color(ctx, legend=False),
+            tooltip=_best_tooltip(),
+        )
+    )
+
+
+def precision_uplift(ctx: ChartContext) -> alt.Chart:
+    """Grouped bars: precision on x (FP16 -> FP8 -> FP4), one bar per GPU."""
+    order = ["FP32", "FP16", "BF16", "Mixed", "INT8", "FP8", "INT4", "FP4"]
+    return (
+        _best_per_gpu(base(ctx), ["gpu", "precision"])
+        .mark_bar()
+        .encode(
+            x=alt.X("precision:N", title="Weight precision", sort=order),
+            xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
+            y=alt.Y("best:Q", title=BEST_TITLE),
+            color=gpu_color(ctx),
+            tooltip=_best_tooltip([alt.Tooltip("precision:N", title="Precision")]),
+        )
+    )
+
+
+def workload_shape(ctx: ChartContext) -> alt.Chart:
+    """Grouped bars: workload (ISL/OSL) on x, one bar per GPU."""
+    return (
+        _best_per_gpu(base(ctx), ["gpu", "workload", "workload_order"])
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "workload:N",
+                title="Workload: input/output sequence length (tokens)",
+                sort=alt.EncodingSortField("workload_order", op="min"),
+            ),
+            xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
+            y=alt.Y("best:Q", title=BEST_TITLE),
+            color=gpu_color(ctx),
+            tooltip=_best_tooltip([alt.Tooltip("workload:N", title="ISL/OSL (tokens)")]),
+        )
+    )
+
+
+def tp_throughput(ctx: ChartContext) -> alt.Chart:
+    """Lines per GPU: best output tokens/s over all GPUs of the run against TP."""
+    agg = _has_per_gpu(base(ctx)).transform_aggregate(
+        best_total="max(output_tps)", runs="count()", groupby=["gpu", "tp"]
+    )
+    return agg.mark_line(point=True).encode(
+        x=alt.X("tp:O", title="Tensor-parallel size (TP = number of GPUs when PP = 1)"),
+        y=alt.Y("best_total:Q", title=f"Best {METRICS['output_tps']}"),
+        color=gpu_color(ctx),
+        tooltip=[
+            alt.Tooltip("gpu:N", title="GPU"),
+            alt.Tooltip("tp:O", title="TP"),
+            alt.Tooltip("best_total:Q", title=f"Best {METRICS['output_tps']}", format=",.0f"),
+            alt.Tooltip("runs:Q", title="Runs compared"),
+        ],
+    )
+
+
+def tp_efficiency(ctx: ChartContext) -> alt.Chart:
+    """Lines per GPU: per-GPU output throughput at each TP as % of that GPU's smallest-TP figure."""
+    title = "Per-GPU output tokens/s, % of the same GPU at its smallest TP"
+    chart = (
+        _best_per_gpu(base(ctx), ["gpu", "tp"])
+        .transform_window(
+            first="first_value(best)", sort=[alt.SortField("tp")], groupby=["gpu"], frame=[None, None]
+        )
+        .transform_calculate(efficiency="100 * datum.best / datum.first")
+    )
+    return chart.mark_line(point=True).encode(
+        x=alt.X("tp:O", title="Tensor-parallel size (TP)"),
+        y=alt.Y("efficiency:Q", title=title, scale=alt.Scale(zero=True)),
+        color=gpu_color(ctx),
+        tooltip=_best_tooltip(
+            [alt.Tooltip("tp:O", title="TP"), alt.Tooltip("efficiency:Q", title=title, format=".0f")]
+        ),
+    )
+
+
+def version_history(ctx: ChartContext) -> alt.Chart:
+    """Lines per GPU: best per-GPU output throughput of each engine release, releases in order."""
+    agg = _best_per_gpu(base(ctx), ["gpu", "engine_version", "version_key"])
+    return agg.mark_line(point=True).encode(
+        x=alt.X(
+            "engine_version:N",
+            title="TensorRT-LLM release",
+            sort=alt.EncodingSortField("version_key", op="min"),
+            axis=alt.Axis(labelAngle=-30),
+        ),
+        y=alt.Y("best:Q", title=BEST_TITLE),
+        color=gpu_color(ctx),
+        tooltip=_best_tooltip([alt.Tooltip("engine_version:N", title="Release")]),
+    )
+
+
+def engine_comparison(ctx: ChartContext) -> alt.Chart:
+    """Grouped bars: engine on x (TensorRT-LLM, transformers, ...), one bar per GPU."""
+    return (
+        _best_per_gpu(base(ctx), ["gpu", "engine"])
+        .mark_bar()
+        .encode(
+            x=alt.X("engine:N", title="Inference engine"),
+            xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
+            y=alt.Y("best:Q", title=BEST_TITLE),
+            color=gpu_color(ctx),
+            tooltip=_best_tooltip([alt.Tooltip("engine:N", title="Engine")]),
+        )
+    )
+
+
+def to_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    """The Vega-Lite dict of a chart (validated by Altair), with the page script owning the theme."""
+    spec = chart.to_dict()
+    spec.pop("config", None)
+    return spec

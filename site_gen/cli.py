@@ -1,0 +1,48 @@
+"""``llmbench site build|serve``: a Typer sub-app, mounted by bench/cli.py (heavy imports inside)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+app = typer.Typer(help="Build or serve the comparison site.", no_args_is_help=True)
+
+RESULTS = typer.Option(Path("results"), "--results", help="Folder of result files (YAML).")
+DB = typer.Option(Path("build/llmbench.duckdb"), "--db", help="DuckDB database file to (re)build.")
+OUT = typer.Option(Path("site"), "--out", help="Folder for the static site.")
+CONFIG = typer.Option(Path("mkdocs.yml"), "--config", help="MkDocs configuration.")
+
+
+@app.command("build")
+def build_cmd(results: Path = RESULTS, db: Path = DB, out: Path = OUT, config: Path = CONFIG) -> None:
+    """Ingest results/ into DuckDB, generate the pages into docs/generated/, run mkdocs build --strict."""
+    from site_gen.build import build_site
+
+    r = build_site(results, db, out, config)
+    steps = ", ".join(f"{k} {v:.1f} s" for k, v in r.seconds.items())
+    typer.echo(
+        f"site: {r.runs:,} run(s) from {r.files} file(s), {r.pages} generated page(s) -> {out} ({steps})"
+    )
+
+
+@app.command("serve")
+def serve_cmd(
+    results: Path = RESULTS,
+    db: Path = DB,
+    config: Path = CONFIG,
+    addr: str = typer.Option("127.0.0.1:8000", "--addr", help="host:port to serve on."),
+) -> None:
+    """Build everything, then serve the site with live reload (mkdocs serve)."""
+    from mkdocs.commands.serve import serve
+
+    from site_gen.build import generate
+    from site_gen.load import ingest
+
+    report = ingest(results, db)
+    generate(db, config.parent / "docs")
+    typer.echo(f"serving {report.runs:,} run(s) on http://{addr}/")
+    import os
+
+    os.environ["LLMBENCH_DB"] = str(db.resolve())
+    serve(config_file=str(config), dev_addr=addr, strict=True)

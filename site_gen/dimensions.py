@@ -1,0 +1,63 @@
+"""The one table of filter dimensions: what a reader can filter the runs by.
+
+Each dimension names the column of the ``runs`` table it filters, its label in the filter bar, table and
+docs, and whether several values may be chosen at once. The same table feeds the SQL that ships a page's
+data, the filter bar and URL state in ``llmbench.js``, the chart markers' fixed filters and the docs
+(``docs/dev/architecture.md`` lists it; a test checks that it does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Dimension:
+    key: str  # name in URLs and chart markers: ?gpu=H200+SXM+141GB, <!-- chart: x gpu="..." -->
+    label: str
+    column: str  # column of the runs table
+    multi: bool = True  # several values at once; single-valued dimensions use a drop-down
+    numeric: bool = False  # values sort as numbers
+    sort_column: str | None = None  # column giving the display order (GPU year, version key)
+    help: str = ""
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension("gpu", "GPU", "gpu", sort_column="gpu_order", help="Canonical GPU name (registry)."),
+    Dimension("model", "Model", "model_name", help="Model display name (registry)."),
+    Dimension("precision", "Precision", "precision", sort_column="precision_order", help="Weight precision."),
+    Dimension(
+        "workload",
+        "Workload (ISL/OSL)",
+        "workload",
+        sort_column="workload_order",
+        help="Input/output sequence lengths in tokens, e.g. 128/2048.",
+    ),
+    Dimension("tp", "TP", "tp", numeric=True, help="Tensor-parallel size."),
+    Dimension("pp", "PP", "pp", numeric=True, help="Pipeline-parallel size."),
+    Dimension("engine", "Engine", "engine", help="Inference engine: tensorrt-llm, transformers, ..."),
+    Dimension(
+        "version",
+        "Engine version",
+        "engine_version",
+        sort_column="version_key",
+        help="TensorRT-LLM (or other engine) release.",
+    ),
+    Dimension(
+        "kind", "Source kind", "source_kind", help="measured by llmbench, or published by a third party."
+    ),
+    Dimension("source", "Source", "publisher", help="Who measured or published the numbers."),
+)
+
+BY_KEY: dict[str, Dimension] = {d.key: d for d in DIMENSIONS}
+
+
+def get(key: str) -> Dimension:
+    """The dimension called ``key``; a KeyError names the known keys."""
+    try:
+        return BY_KEY[key]
+    except KeyError:
+        raise KeyError(f"unknown filter dimension {key!r}; known: {', '.join(BY_KEY)}") from None

@@ -1,0 +1,318 @@
+"""Chart markers: one HTML comment in any Markdown page becomes a live chart, view or explorer.
+
+Markers (a writer needs no Python; values with spaces are quoted; repeat a key for several values)::
+
+    <!-- chart: tp-scaling model="Llama 3.1 8B" precision=FP16 -->     static chart(s) of a view
+    <!-- chart: generational-uplift height=200 title="Caption text" -->
+    <!-- view: precision-uplift gpu="H200 SXM 141GB" -->                filter bar + the view's charts
+    <!-- explorer -->                                                  filter bar, charts, table, CSV
+    <!-- explorer gpu="H200 SXM 141GB" -->                              the same, scoped to some runs
+    <!-- figures -->                                                   headline figures of all runs
+
+Keys are filter dimensions (``site_gen.dimensions``); in ``chart``/``explorer`` they fix which runs are
+shown, in ``view`` they restrict the runs the filter bar can reach. Markers are expanded in the page's
+HTML (after Markdown), so a marker inside a code block stays text. Every page gets at most one data file
+holding the union of the runs its markers need (``site_gen.dataset``); identical data files are shared.
+A bad marker logs a warning (which fails ``mkdocs build --strict``) and renders an error box.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import posixpath
+import re
+import shlex
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+from site_gen import dataset
+from site_gen.dimensions import DIMENSIONS
+from site_gen.dimensions import get as dimension
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from site_gen.charts import ChartContext
+
+MARKER = re.compile(r"<!--\s*(chart|view|explorer|figures)\b:?(.*?)-->", re.DOTALL)
+OPTIONS = ("height", "title")
+DATA_DIR = "assets/data"
+
+Filters = dict[str, list[str]]
+
+
+class MarkerError(ValueError):
+    """A marker that cannot be expanded (unknown view or key, bad quoting)."""
+
+
+@dataclass
+class Marker:
+    kind: str
+    name: str | None
+    filters: Filters
+    options: dict[str, str]
+
+
+def parse(kind: str, text: str) -> Marker:
+    """``generational-uplift model="Llama 3.1 8B" height=200`` -> Marker."""
+    try:
+        words = shlex.split(html.unescape(text))
+    except ValueError as e:
+        raise MarkerError(f"{kind} marker: {e}") from None
+    name = None
+    if kind in ("chart", "view"):
+        if not words or "=" in words[0]:
+            raise MarkerError(f"{kind} marker: expected a view name first, e.g. <!-- {kind}: tp-scaling -->")
+        name, words = words[0], words[1:]
+    filters: Filters = {}
+    options: dict[str, str] = {}
+    for word in words:
+        key, eq, value = word.partition("=")
+        if not eq:
+            raise MarkerError(f"{kind} marker: expected key=value, got {word!r}")
+        if key in OPTIONS:
+            options[key] = value
+            continue
+        try:
+            dimension(key)
+        except KeyError as e:
+            raise MarkerError(f"{kind} marker: {e.args[0]}") from None
+        filters.setdefault(key, []).append(value)
+    return Marker(kind, name, filters, options)
+
+
+def mask(df: pd.DataFrame, filters: Filters) -> pd.Series:
+    """Rows matching every filter (values compared as text, as the page script does)."""
+    import pandas as pd
+
+    m = pd.Series(True, index=df.index)
+    for key, values in filters.items():
+        m &= df[dimension(key).column].astype(str).isin(values)
+    return m
+
+
+@dataclass
+class Site:
+    """What every page of one build shares: the runs and the chart context."""
+
+    runs: pd.DataFrame
+    ctx: ChartContext
+    templates: Any = None
+    files: dict[str, str] = field(default_factory=dict)  # data file name -> text, written after the build
+
+    def __post_init__(self) -> None:
+        import jinja2
+
+        self.templates = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+        )
+
+    def render(self, template: str, **kw: Any) -> str:
+        return self.templates.get_template(template).render(**kw)
+
+
+@cache
+def _specs(name: str, height: int, ctx: ChartContext) -> tuple[str, ...]:
+    from site_gen import charts, views
+
+    built = views.get(name).build(ChartContextWithHeight(ctx, height))
+    return tuple(json.dumps(charts.to_spec(c), separators=(",", ":")) for c in built)
+
+
+def ChartContextWithHeight(ctx: ChartContext, height: int) -> ChartContext:
+    from dataclasses import replace
+
+    return replace(ctx, height=height)
+
+
+class Page:
+    """Expands the markers of one page and collects the runs they need."""
+
+    def __init__(self, site: Site, url: str) -> None:
+        self.site, self.url = site, url
+        self.needed: list[Filters] = []
+        self.errors: list[str] = []
+        self._src = self._key = ""
+
+    def expand(self, content: str) -> str:
+        markers: list[tuple[re.Match, Marker | MarkerError]] = []
+        for m in MARKER.finditer(content):
+            try:
+                markers.append((m, parse(m.group(1), m.group(2))))
+            except MarkerError as e:
+                markers.append((m, e))
+        self._prepare_data([mk for _, mk in markers if isinstance(mk, Marker)])
+        out, last = [], 0
+        for m, mk in markers:
+            out += [content[last : m.start()], self._render(mk)]
+            last = m.end()
+        return "".join([*out, content[last:]])
+
+    def _prepare_data(self, markers: list[Marker]) -> None:
+        """One data file for the page: the union of the runs its markers can show."""
+        runs = self.site.runs
+        wanted = [mk.filters for mk in markers if mk.kind != "figures"]
+        if not wanted or runs.empty:
+            return
+        union = mask(runs, wanted[0])
+        for f in wanted[1:]:
+            union |= mask(runs, f)
+        text_payload = dataset.encode(runs[union].reset_index(drop=True))
+        key = dataset.file_name("runs", json.dumps(text_payload, separators=(",", ":")))[:-3]
+        text = dataset.script(key, text_payload)
+        self.site.files[f"{key}.js"] = text
+        self._key = key
+        self._src = posixpath.relpath(f"{DATA_DIR}/{key}.js", posixpath.dirname(self.url) or ".")
+
+    def _render(self, mk: Marker | MarkerError) -> str:
+        try:
+            if isinstance(mk, MarkerError):
+                raise mk
+            return getattr(self, f"_render_{mk.kind}")(mk)
+        except (MarkerError, KeyError) as e:
+            msg = str(e.args[0] if isinstance(e, KeyError) else e)
+            self.errors.append(msg)
+            return self.site.render("empty.html.j2", message=f"Chart marker error: {msg}")
+
+    def _subset(self, filters: Filters) -> pd.DataFrame:
+        return self.site.runs[mask(self.site.runs, filters)]
+
+    def _charts(self, name: str, mk: Marker, caption: str | None = None) -> list[dict[str, str]]:
+        from site_gen import views
+
+        view = views.get(name)
+        height = int(mk.options.get("height", self.site.ctx.height))
+        fixed = json.dumps(mk.filters)
+        return [
+            {
+                "spec": spec,
+                "fixed": fixed,
+                "src": self._src,
+                "key": self._key,
+                "label": view.title,
+                "caption": caption if i == 0 else None,
+            }
+            for i, spec in enumerate(_specs(name, height, self.site.ctx))
+        ]
+
+    def _no_runs(self, mk: Marker) -> str | None:
+        if self.site.runs.empty:
+            return "No results yet: the results folder holds no runs."
+        if not mk.filters or self._subset(mk.filters).shape[0]:
+            return None
+        shown = "; ".join(f"{k} = {', '.join(v)}" for k, v in mk.filters.items())
+        return f"No runs match {shown}."
+
+    def _render_chart(self, mk: Marker) -> str:
+        from site_gen import views
+
+        view = views.get(mk.name or "")
+        if msg := self._no_runs(mk):
+            return self.site.render("empty.html.j2", message=f"{view.title}: {msg}")
+        caption = mk.options.get("title")
+        return "".join(self.site.render("_chart.html.j2", c=c) for c in self._charts(view.name, mk, caption))
+
+    def _render_view(self, mk: Marker) -> str:
+        from site_gen import views
+
+        view = views.get(mk.name or "")
+        if msg := self._no_runs(mk):
+            return self.site.render("empty.html.j2", message=f"{view.title}: {msg}")
+        defaults = view.defaults(self._subset(mk.filters))
+        return self.site.render(
+            "view.html.j2",
+            fixed=json.dumps(mk.filters),
+            src=self._src,
+            key=self._key,
+            dims=json.dumps([dimension(k).as_json() for k in view.filters]),
+            defaults=json.dumps(defaults),
+            charts=self._charts(view.name, mk, mk.options.get("title")),
+        )
+
+    def _render_explorer(self, mk: Marker) -> str:
+        if msg := self._no_runs(mk):
+            return self.site.render("empty.html.j2", message=msg)
+        sub = self._subset(mk.filters)
+        charts = [
+            *self._charts("runs-by-gpu", mk, "Each run is one point. Output tokens/s per GPU, by GPU."),
+            *self._charts("runs-by-tp", mk, "Each run is one point. Output tokens/s per GPU against TP."),
+        ]
+        return self.site.render(
+            "explorer.html.j2",
+            fixed=json.dumps(mk.filters),
+            src=self._src,
+            key=self._key,
+            dims=json.dumps([d.as_json() for d in DIMENSIONS]),
+            defaults="{}",
+            table=json.dumps(table_columns(self.site.runs.columns)),
+            presets=presets(sub),
+            charts=charts,
+        )
+
+    def _render_figures(self, mk: Marker) -> str:
+        runs = self.site.runs
+        best = None
+        if not runs.empty and runs["output_tps_per_gpu"].notna().any():
+            best = runs.loc[runs["output_tps_per_gpu"].idxmax()].to_dict()
+        return self.site.render(
+            "figures.html.j2",
+            runs=len(runs),
+            gpus=runs["gpu"].nunique(),
+            models=runs["model_name"].nunique(),
+            versions=runs[["engine", "engine_version"]].drop_duplicates().shape[0],
+            sources=runs["publisher"].nunique(),
+            best=best,
+        )
+
+
+def table_columns(columns: Any) -> list[dict[str, Any]]:
+    """The explorer table: KISTI's columns, then per-GPU throughput, source and optional bound columns."""
+    cols = [
+        ("gpu", "GPU", False),
+        ("model_name", "Model", False),
+        ("precision", "Precision", False),
+        ("pp", "PP", True),
+        ("tp", "TP", True),
+        ("isl", "ISL", True),
+        ("osl", "OSL", True),
+        ("num_requests", "Requests", True),
+        ("output_tps", "Output tok/s (all GPUs)", True),
+        ("engine_version", "Version", False),
+        ("output_tps_per_gpu", "Output tok/s per GPU", True),
+        ("engine", "Engine", False),
+        ("publisher", "Source", False),
+        ("source_kind", "Kind", False),
+    ]
+    if "pct_of_bound" in columns:
+        cols.append(("pct_of_bound", "% of speed-of-light", True))
+    if "bound_output_tps" in columns:
+        cols.append(("bound_output_tps", "Bound tok/s (all GPUs)", True))
+    return [{"key": k, "label": label, "numeric": num} for k, label, num in cols]
+
+
+def presets(df: pd.DataFrame) -> list[dict[str, str]]:
+    """A few ready-made explorer views, each kept only if the data has runs for it."""
+    candidates: list[tuple[str, list[tuple[str, str]]]] = [
+        ("KISTI Neuron", [("source", "KISTI")]),
+        ("H200 vs A100", [("gpu", "H200 SXM 141GB"), ("gpu", "A100 SXM4 80GB")]),
+    ]
+    nvidia = df[df["publisher"] == "NVIDIA"]
+    if not nvidia.empty:
+        latest = nvidia.loc[nvidia["version_key"].idxmax(), "engine_version"]
+        candidates.append((f"Latest NVIDIA release ({latest})", [("source", "NVIDIA"), ("version", latest)]))
+    candidates.append(("FP8 on H200", [("gpu", "H200 SXM 141GB"), ("precision", "FP8")]))
+    out = []
+    for label, pairs in candidates:
+        filters: Filters = {}
+        for k, v in pairs:
+            filters.setdefault(k, []).append(v)
+        if mask(df, filters).any():
+            out.append({"label": label, "href": "?" + urlencode(pairs)})
+    return out

@@ -1,0 +1,155 @@
+"""The generated pages, in order: (path under docs/generated/, title, render function -> Markdown).
+
+Pages are Markdown with chart markers (``site_gen.markers``); the MkDocs hook turns the markers into
+charts, so a generated page and a hand-written one work the same way. Every string that comes from the
+data (GPU and model names) is escaped for Markdown and HTML here, and quoted for markers.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from site_gen import views
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class GeneratedPage:
+    path: str  # relative to docs/generated/
+    title: str
+    render: Callable[[], str]
+
+
+def text(s: object) -> str:
+    """Data text made inert for Markdown and HTML: entities for <>&"', backslashes for Markdown syntax."""
+    escaped = html.escape(str(s), quote=True)
+    return re.sub(r"([\\`*_{}\[\]()#+!|~])", r"\\\1", escaped)
+
+
+def marker_value(s: object) -> str:
+    """A value for a chart marker: shell-quoted (spaces), HTML-escaped (no early `-->`, no tags)."""
+    return html.escape(shlex.quote(str(s)), quote=False)
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "item"
+
+
+def _slugs(names: list[str]) -> dict[str, str]:
+    """A unique file slug per name (names that fold to the same slug get -2, -3, ...)."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for name in names:
+        base = s = slug(name)
+        n = 1
+        while s in used:
+            n += 1
+            s = f"{base}-{n}"
+        used.add(s)
+        out[name] = s
+    return out
+
+
+def _view_page(view: views.View) -> str:
+    return "\n".join(
+        [
+            f"# {text(view.title)}",
+            "",
+            text(view.description),
+            "",
+            "Bars and lines show the **best** output tokens/s per GPU among the runs the filters select "
+            "(per GPU, so runs on different GPU counts compare fairly). The filters start on the slice "
+            "of the data with the most comparable runs; change them freely, the URL keeps the view.",
+            "",
+            f"<!-- view: {view.name} -->",
+            "",
+            f'Place this chart in any page with `<!-- chart: {view.name} model="…" precision=…  -->` '
+            "(see *Developers → Architecture → Chart markers*).",
+            "",
+        ]
+    )
+
+
+def _views_index() -> str:
+    lines = ["# Views", "", "Each view answers one question with the same data as the explorer.", ""]
+    for v in views.all_views().values():
+        if v.filters:
+            lines.append(f"- [{text(v.title)}]({v.name}.md): {text(v.description)}")
+    return "\n".join([*lines, ""])
+
+
+def _index(kind: str, title: str, counts: pd.DataFrame, slugs: dict[str, str]) -> str:
+    lines = [f"# {title}", "", f"One page per {kind} with results, generated from the data.", ""]
+    lines += [f"| {kind.capitalize()} | Runs | Sources |", "|---|---:|---|"]
+    for row in counts.itertuples():
+        link = f"[{text(row.name)}]({slugs[row.name]}.md)"
+        lines.append(f"| {link} | {row.runs:,} | {text(row.sources)} |")
+    return "\n".join([*lines, ""])
+
+
+def _entity_page(kind: str, key: str, name: str, facts: list[str]) -> str:
+    lines = [f"# {text(name)}", "", *facts, ""]
+    lines += [
+        f"Every run on this {kind}: filter, sort, download. Output tokens/s are per GPU on the charts, so "
+        "runs on different GPU counts compare fairly; the table also gives the figure over all GPUs.",
+        "",
+        f"<!-- explorer {key}={marker_value(name)} -->",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _counts(runs: pd.DataFrame, column: str, order: str | None = None) -> pd.DataFrame:
+    g = runs.groupby(column, sort=False)
+    df = g.size().rename("runs").to_frame()
+    df["sources"] = g["publisher"].agg(lambda s: ", ".join(sorted(set(map(str, s)))))
+    if order:
+        df["order"] = g[order].min()
+        df = df.sort_values(["order"])
+    else:
+        df = df.sort_index()
+    return df.reset_index(names="name")
+
+
+def _gpu_facts(gpu: dict) -> list[str]:
+    if not gpu:
+        return []
+    parts = [f"{gpu.get('architecture')} architecture, {gpu.get('year')}"]
+    if gpu.get("memory_gb"):
+        parts.append(f"{gpu['memory_gb']:g} GB {gpu.get('memory_type') or ''}".strip())
+    if gpu.get("hbm_bandwidth_tb_s"):
+        parts.append(f"{gpu['hbm_bandwidth_tb_s']:g} TB/s memory bandwidth")
+    return [text("; ".join(parts)) + " (GPU registry)."]
+
+
+def pages(runs: pd.DataFrame, gpu_info: dict[str, dict]) -> list[GeneratedPage]:
+    """Every generated page for these runs: views, then one per GPU, then one per model."""
+    out = [GeneratedPage("views/index.md", "Views", _views_index)]
+    for v in views.all_views().values():
+        if v.filters:  # views without filters are building blocks of other pages
+            out.append(GeneratedPage(f"views/{v.name}.md", v.title, lambda v=v: _view_page(v)))
+    gpus = _counts(runs, "gpu", "gpu_order")
+    gpu_slugs = _slugs(list(gpus["name"]))
+    out.append(GeneratedPage("gpus/index.md", "GPUs", lambda: _index("GPU", "GPUs", gpus, gpu_slugs)))
+    for name, s in gpu_slugs.items():
+        facts = _gpu_facts(gpu_info.get(name, {}))
+        out.append(
+            GeneratedPage(f"gpus/{s}.md", name, lambda n=name, f=facts: _entity_page("GPU", "gpu", n, f))
+        )
+    models = _counts(runs, "model_name")
+    model_slugs = _slugs(list(models["name"]))
+    out.append(
+        GeneratedPage("models/index.md", "Models", lambda: _index("model", "Models", models, model_slugs))
+    )
+    for name, s in model_slugs.items():
+        out.append(
+            GeneratedPage(f"models/{s}.md", name, lambda n=name: _entity_page("model", "model", n, []))
+        )
+    return out

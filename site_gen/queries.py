@@ -1,0 +1,104 @@
+"""Named SQL over the ingested DuckDB file (``site_gen.load``): the rows and figures the pages show.
+
+Read-only: every function opens the database read-only and returns plain Python or pandas objects.
+A missing database or an empty ``runs`` table gives empty results, never an error, so the site can
+say "no results yet".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+PRECISION_ORDER = ("FP32", "FP16", "BF16", "Mixed", "INT8", "FP8", "INT4", "FP4")
+
+# Columns a page needs: filter dimensions, the table, tooltips and the derived sort keys. Optional ones
+# (added later by other modules, e.g. the speed-of-light bound) are shipped only when present.
+SITE_COLUMNS = (
+    "gpu",
+    "model_name",
+    "precision",
+    "tp",
+    "pp",
+    "ep",
+    "n_gpus",
+    "isl",
+    "osl",
+    "workload",
+    "num_requests",
+    "engine",
+    "engine_version",
+    "version_key",
+    "source_kind",
+    "publisher",
+    "throughput_basis",
+    "output_tps",
+    "output_tps_per_gpu",
+    "output_tps_per_user",
+)
+OPTIONAL_COLUMNS = ("bound_output_tps", "pct_of_bound")
+
+_RUNS_SQL = """
+SELECT {columns},
+       COALESCE(g.gpu_order, 999) AS gpu_order,
+       COALESCE(list_position(?::VARCHAR[], r.precision), 99) AS precision_order,
+       r.isl::BIGINT * 1000000 + r.osl AS workload_order
+FROM runs r
+LEFT JOIN (SELECT name, row_number() OVER (ORDER BY year, rowid) AS gpu_order FROM gpus) g ON g.name = r.gpu
+ORDER BY gpu_order, r.model_name, precision_order, workload_order, r.tp, r.pp, r.version_key,
+         r.publisher, r.run_id
+"""
+
+
+def _connect(db: Path) -> Any:
+    import duckdb
+
+    return duckdb.connect(str(db), read_only=True)
+
+
+def _columns(con: Any, table: str) -> list[str]:
+    return [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
+
+
+def site_runs(db: Path) -> pd.DataFrame:
+    """Every run with the columns the site uses, in display order (GPU generation, model, ...)."""
+    import pandas as pd
+
+    if not Path(db).exists():
+        return pd.DataFrame(columns=[*SITE_COLUMNS, "gpu_order", "precision_order", "workload_order"])
+    con = _connect(db)
+    try:
+        have = set(_columns(con, "runs"))
+        cols = [c for c in (*SITE_COLUMNS, *OPTIONAL_COLUMNS) if c in have]
+        sql = _RUNS_SQL.format(columns=", ".join(f"r.{c}" for c in cols))
+        return con.execute(sql, [list(PRECISION_ORDER)]).df()
+    finally:
+        con.close()
+
+
+def gpu_names(db: Path) -> list[str]:
+    """Every GPU of the registry, oldest generation first: the pinned colour domain of every chart."""
+    if not Path(db).exists():
+        from bench import registry
+
+        return [g.name for g in registry.gpus().entries]
+    con = _connect(db)
+    try:
+        return [r[0] for r in con.execute("SELECT name FROM gpus ORDER BY year, rowid").fetchall()]
+    finally:
+        con.close()
+
+
+def gpu_info(db: Path) -> dict[str, dict[str, Any]]:
+    """The GPU registry as ingested, keyed by canonical name (facts for the per-GPU pages)."""
+    if not Path(db).exists():
+        return {}
+    con = _connect(db)
+    try:
+        df = con.execute("SELECT * FROM gpus").df()
+    finally:
+        con.close()
+    return {r["name"]: r for r in df.to_dict("records")}
