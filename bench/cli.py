@@ -90,5 +90,14 @@ def ingest_cmd(results_dir: Path = RESULTS_DIR, db: Path = DB_PATH) -> None:
     err.print(f"[green]ingested[/green] {report.runs:,} run(s) from {report.files} file(s) into {report.db}")
 
 
+# --- site (issue 3: comparison site) ---------------------------------------------------------------
+# The site commands live in site_gen/cli.py; this module is the only one that knows both packages.
+from site_gen.cli import app as site_app  # noqa: E402 - mounted here on purpose; imports only typer
+
+for _cmd in site_app.registered_commands:
+    _cmd.callback = user_errors(_cmd.callback)
+app.add_typer(site_app, name="site")
+
+
 def main() -> None:  # pragma: no cover - console-script entry point
     app()
