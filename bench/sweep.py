@@ -1,0 +1,403 @@
+"""Sweep file (YAML) -> validated ``Sweep`` -> the list of ``Job`` s to run (pure but for reading the file).
+
+A sweep names one model, one engine (``trtllm-bench`` today; the seam for more is ``engine`` plus a command
+builder in ``bench.command``), one TensorRT-LLM version and workflow, and lists of values per dimension
+(tp, pp, ep, workloads, max_batch_size, max_num_tokens, concurrency, streaming). The cartesian product, minus
+the combinations that cannot run (tp x pp over the GPUs available, an option the version lacks), is the job
+list, in a stable order. Each job has a deterministic id from its configuration, so ``--resume`` and job
+arrays find the same job again. A bad file raises ``SweepError`` naming the file, line, key and expectation.
+The format is documented in docs/reference/bench.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from bench.errors import UserError
+from bench.schema import Precision
+
+PosInt = Annotated[int, Field(gt=0)]
+Fraction = Annotated[float, Field(gt=0, le=1)]
+
+ENGINES = ("trtllm-bench",)  # grows with bench.command.ENGINES (issue 6 adds "transformers")
+
+
+class SweepError(UserError):
+    """A sweep file that cannot be used; the message names file, line, key and what was expected."""
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelSpec(_Spec):
+    id: str = Field(min_length=1, description="Hugging Face id, passed as --model (tokenizer, reporting).")
+    path: str | None = Field(default=None, description="Local checkpoint directory, passed as --model_path.")
+    checkpoint: str | None = Field(default=None, description="Checkpoint actually run, e.g. nvidia/...-FP8.")
+    precision: Precision = Field(default="BF16", description="Weight precision, for the result file.")
+    kv_cache_dtype: str | None = None
+
+
+class BuildSpec(_Spec):
+    """Legacy TensorRT engines: how to build one engine per (tp, pp, max_batch_size, max_num_tokens)."""
+
+    tool: Literal["trtllm-bench", "trtllm-build"] = "trtllm-bench"
+    quantization: str | None = Field(default=None, description="trtllm-bench build --quantization (FP8...).")
+    max_seq_len: PosInt | None = None
+    checkpoint_dir: str | None = Field(
+        default=None, description="trtllm-build only: converted checkpoint; {tp} and {pp} are filled in."
+    )
+    extra_args: list[str] = []
+
+
+class TrtllmSpec(_Spec):
+    version: str = Field(description="TensorRT-LLM version installed on the nodes, e.g. 1.2.0 or 0.21.0.")
+    workflow: Literal["pytorch", "legacy-engine"] = "pytorch"
+    backend: Literal["pytorch", "_autodeploy", "autodeploy"] | None = Field(
+        default=None, description="PyTorch workflow backend (default pytorch)."
+    )
+    extra_llm_api_options: str | None = Field(
+        default=None, description="LLM-API options YAML (--config / --extra_llm_api_options)."
+    )
+    build: BuildSpec = BuildSpec()
+
+    @field_validator("version")
+    @classmethod
+    def _version_shape(cls, v: str) -> str:
+        if not re.match(r"^\d+\.\d+(\.\d+)?([.-]?(rc|post|dev)\d*)?", v):
+            raise ValueError(f"a TensorRT-LLM version like 1.2.0 or 0.21.0, got {v!r}")
+        return v
+
+
+class WorkloadSpec(_Spec):
+    isl: PosInt
+    osl: PosInt
+    num_requests: PosInt
+    input_stdev: Annotated[int, Field(ge=0)] = 0
+    output_stdev: Annotated[int, Field(ge=0)] = 0
+
+
+class ParallelismSpec(_Spec):
+    tp: list[PosInt] = Field(default=[1], min_length=1)
+    pp: list[PosInt] = Field(default=[1], min_length=1)
+    ep: list[PosInt | None] = Field(default=[None], min_length=1)
+
+
+class SettingsSpec(_Spec):
+    max_batch_size: list[PosInt | None] = Field(default=[None], min_length=1)
+    max_num_tokens: list[PosInt | None] = Field(default=[None], min_length=1)
+    kv_cache_free_gpu_mem_fraction: Fraction | None = Field(
+        default=None, description="Start value; None leaves trtllm-bench's default (0.90)."
+    )
+    kv_cache_fallback: list[Fraction] = Field(
+        default=[0.90, 0.80], description="Lower fractions tried in order after an out-of-memory failure."
+    )
+
+
+class DatasetSpec(_Spec):
+    seed: int = 420
+    vocab_size: PosInt | None = Field(default=None, description="Override: else read from the checkpoint.")
+    eos_id: Annotated[int, Field(ge=0)] | None = Field(default=None, description="Override, as vocab_size.")
+
+
+class ContainerSpec(_Spec):
+    image: str = Field(min_length=1, description="Singularity/Apptainer image (.sif path or docker://...).")
+    runtime: Literal["apptainer", "singularity"] = "apptainer"
+    binds: list[str] = []
+
+
+class SlurmSpec(_Spec):
+    mode: Literal["array", "single"] = "array"
+    partition: str | None = None
+    account: str | None = None
+    time_limit: str | None = Field(default=None, description="sbatch --time, e.g. 04:00:00.")
+    max_parallel: PosInt | None = Field(default=None, description="Array throttle: at most N tasks at once.")
+    request_gpus: bool = Field(default=True, description="Add --gpus-per-node (needs GRES on the cluster).")
+    srun_mpi: str | None = Field(default="pmix", description="srun --mpi value for the launcher; null: omit.")
+    extra_directives: list[str] = Field(default=[], description="Extra '#SBATCH' lines, e.g. --exclusive.")
+    setup: list[str] = Field(default=[], description="Shell lines run before llmbench (module load ...).")
+
+
+class ClusterSpec(_Spec):
+    gpus_per_node: PosInt = 8
+    nodes: PosInt = Field(default=1, description="Most nodes one job may use.")
+    launcher: Literal["local", "mpirun", "srun"] = "local"
+    container: ContainerSpec | None = None
+    slurm: SlurmSpec = SlurmSpec()
+
+
+class RunSpec(_Spec):
+    timeout_s: PosInt = Field(default=7200, description="Per attempt; a run past it is killed and recorded.")
+    kill_grace_s: Annotated[float, Field(ge=0)] = 10.0
+    warmup: Annotated[int, Field(ge=0)] | None = None
+    output_dir: str | None = Field(default=None, description="Default: build/sweeps/<name>.")
+    workspace: str | None = Field(default=None, description="trtllm-bench --workspace (engines).")
+
+
+class HardwareSpec(_Spec):
+    gpu: str | None = Field(default=None, description="Canonical GPU name; default: from nvidia-smi.")
+    interconnect: str | None = None
+    cpu: str | None = None
+
+
+class PublishSpec(_Spec):
+    submitter: str | None = None
+    system: str | None = None
+    publisher: str | None = None
+    title: str | None = None
+    url: str | None = None
+    notes: str | None = None
+
+
+class Sweep(_Spec):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+    engine: Literal["trtllm-bench"] = "trtllm-bench"
+    model: ModelSpec
+    trtllm: TrtllmSpec
+    parallelism: ParallelismSpec = ParallelismSpec()
+    workloads: list[WorkloadSpec] = Field(min_length=1)
+    settings: SettingsSpec = SettingsSpec()
+    concurrency: list[int | None] = Field(default=[None], min_length=1)
+    streaming: bool | list[bool] = False
+    dataset: DatasetSpec = DatasetSpec()
+    cluster: ClusterSpec = ClusterSpec()
+    run: RunSpec = RunSpec()
+    hardware: HardwareSpec = HardwareSpec()
+    publish: PublishSpec = PublishSpec()
+
+    @model_validator(mode="after")
+    def _version_supports_workflow(self) -> Sweep:
+        from bench import command  # the version table lives with the command builder
+
+        problem = command.check_sweep(self)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+    @property
+    def streaming_values(self) -> list[bool]:
+        return self.streaming if isinstance(self.streaming, list) else [self.streaming]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run of the benchmark: every parameter fixed, paths included. Built by ``expand``."""
+
+    index: int
+    id: str
+    sweep: str
+    engine: str
+    tp: int
+    pp: int
+    ep: int | None
+    isl: int
+    osl: int
+    num_requests: int
+    input_stdev: int
+    output_stdev: int
+    max_batch_size: int | None
+    max_num_tokens: int | None
+    kv_fraction: float | None
+    concurrency: int | None
+    streaming: bool
+    spec: Sweep = field(repr=False, compare=False)
+    out_dir: Path = field(repr=False, compare=False)
+
+    @property
+    def world_size(self) -> int:
+        return self.tp * self.pp
+
+    @property
+    def nodes(self) -> int:
+        return math.ceil(self.world_size / self.spec.cluster.gpus_per_node)
+
+    @property
+    def label(self) -> str:
+        ep = f"-ep{self.ep}" if self.ep else ""
+        conc = "unl" if self.concurrency is None or self.concurrency <= 0 else str(self.concurrency)
+        return (
+            f"tp{self.tp}-pp{self.pp}{ep}-{self.isl}x{self.osl}-n{self.num_requests}"
+            f"-mbs{self.max_batch_size or 'auto'}-mnt{self.max_num_tokens or 'auto'}-c{conc}"
+            + ("-stream" if self.streaming else "")
+        )
+
+    @property
+    def job_dir(self) -> Path:
+        return self.out_dir / "jobs" / f"{self.index:04d}-{self.id}"
+
+    def config(self) -> dict[str, Any]:
+        """The job's parameters as plain data (stored with every run; the id is a hash of it)."""
+        return {
+            "sweep": self.sweep,
+            "engine": self.engine,
+            "model": self.spec.model.id,
+            "version": self.spec.trtllm.version,
+            "workflow": self.spec.trtllm.workflow,
+            "tp": self.tp,
+            "pp": self.pp,
+            "ep": self.ep,
+            "isl": self.isl,
+            "osl": self.osl,
+            "num_requests": self.num_requests,
+            "input_stdev": self.input_stdev,
+            "output_stdev": self.output_stdev,
+            "max_batch_size": self.max_batch_size,
+            "max_num_tokens": self.max_num_tokens,
+            "kv_fraction": self.kv_fraction,
+            "concurrency": self.concurrency,
+            "streaming": self.streaming,
+        }
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A combination of the product that cannot run, and why."""
+
+    params: dict[str, Any]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    sweep: Sweep
+    jobs: list[Job]
+    skipped: list[Skipped]
+    out_dir: Path
+
+
+def load(path: Path) -> Sweep:
+    """Read and validate a sweep file; every problem becomes one ``SweepError`` naming file:line and key."""
+    from bench.resultfile import parse
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise SweepError(f"{path}: cannot read sweep file: {e}") from e
+    data, problem = parse(text, str(path))
+    if problem:
+        raise SweepError(str(problem).replace("result mapping", "sweep mapping"))
+    try:
+        return Sweep.model_validate(data)
+    except ValidationError as e:
+        lines = [_describe(path, text, err) for err in e.errors()]
+        raise SweepError(f"{path}: invalid sweep file:\n  " + "\n  ".join(lines)) from None
+
+
+def _describe(path: Path, text: str, err: Any) -> str:
+    loc = tuple(err["loc"])
+    key = ".".join(str(p) for p in loc) or "(top level)"
+    line = _line_of(text, loc)
+    where = f"{path}:{line}" if line else str(path)
+    if err["type"] == "missing":
+        return f"{where}: {key}: required key is missing"
+    if err["type"] == "extra_forbidden":
+        return f"{where}: {key}: unknown key (see docs/reference/bench.md for the sweep format)"
+    msg = re.sub(r"^(Input|Value) should (be )?", "", err["msg"])
+    msg = re.sub(r"^Value error, ", "", msg)
+    got = err.get("input")
+    return f"{where}: {key}: expected {msg}, got {json.dumps(got, default=str)[:80]}"
+
+
+def _line_of(text: str, loc: tuple) -> int | None:
+    """1-based line of a key path in YAML text, or of its nearest existing parent."""
+    try:
+        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return None
+    last = node
+    for part in loc:
+        nxt = None
+        if isinstance(node, yaml.MappingNode):
+            nxt = next((v for k, v in node.value if k.value == str(part)), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            nxt = node.value[part]
+        if nxt is None:
+            break
+        node = last = nxt
+    return last.start_mark.line + 1 if last is not None else None
+
+
+def default_out_dir(sweep: Sweep) -> Path:
+    return Path(sweep.run.output_dir) if sweep.run.output_dir else Path("build/sweeps") / sweep.name
+
+
+def expand(sweep: Sweep, out_dir: Path | None = None) -> Plan:
+    """The cartesian product of the sweep's lists, invalid combinations set aside with their reason."""
+    from bench import command
+
+    out = (out_dir or default_out_dir(sweep)).absolute()
+    jobs: list[Job] = []
+    skipped: list[Skipped] = []
+    p, s = sweep.parallelism, sweep.settings
+    for tp, pp, ep, w, mbs, mnt, conc, stream in itertools.product(
+        p.tp, p.pp, p.ep, sweep.workloads, s.max_batch_size, s.max_num_tokens, sweep.concurrency,
+        sweep.streaming_values,
+    ):  # fmt: skip
+        params = {
+            "tp": tp, "pp": pp, "ep": ep, "isl": w.isl, "osl": w.osl, "num_requests": w.num_requests,
+            "input_stdev": w.input_stdev, "output_stdev": w.output_stdev, "max_batch_size": mbs,
+            "max_num_tokens": mnt, "concurrency": conc, "streaming": stream,
+        }  # fmt: skip
+        reason = _invalid(sweep, params) or command.check_job_params(sweep, params)
+        if reason:
+            skipped.append(Skipped(params, reason))
+            continue
+        cfg = {
+            "sweep": sweep.name, "engine": sweep.engine, "model": sweep.model.id,
+            "version": sweep.trtllm.version, "workflow": sweep.trtllm.workflow, **params,
+        }  # fmt: skip
+        job_id = hashlib.sha1(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:10]
+        jobs.append(
+            Job(
+                index=len(jobs),
+                id=job_id,
+                sweep=sweep.name,
+                engine=sweep.engine,
+                kv_fraction=s.kv_cache_free_gpu_mem_fraction,
+                spec=sweep,
+                out_dir=out,
+                **params,
+            )
+        )
+    return Plan(sweep, jobs, skipped, out)
+
+
+def _invalid(sweep: Sweep, p: dict[str, Any]) -> str | None:
+    """Why a combination cannot run on the cluster described, or None."""
+    c = sweep.cluster
+    world = p["tp"] * p["pp"]
+    available = c.gpus_per_node * c.nodes
+    if world > available:
+        return f"tp x pp = {world} GPUs, more than the {available} available (cluster.gpus_per_node x nodes)"
+    if world > c.gpus_per_node and c.launcher == "local":
+        return f"tp x pp = {world} GPUs spans nodes; launcher 'local' runs on one node (use srun or mpirun)"
+    if p["ep"] is not None and p["tp"] % p["ep"] != 0:
+        return f"ep {p['ep']} does not divide tp {p['tp']} (MoE expert parallelism splits the TP group)"
+    conc = p["concurrency"]
+    if conc is not None and conc == 0:
+        return "concurrency 0 is not a valid limit (use -1 or null for unlimited)"
+    return None
+
+
+def load_plan(path: Path, out_dir: Path | None = None) -> Plan:
+    """Load a sweep file and expand it; relative paths in the sweep resolve against the sweep's folder."""
+    sweep = _resolve_paths(load(path), path.parent)
+    return expand(sweep, out_dir)
+
+
+def _resolve_paths(sweep: Sweep, base: Path) -> Sweep:
+    opts = sweep.trtllm.extra_llm_api_options
+    if opts and not Path(opts).is_absolute():
+        trt = sweep.trtllm.model_copy(update={"extra_llm_api_options": str((base / opts).resolve())})
+        sweep = sweep.model_copy(update={"trtllm": trt})
+    return sweep
