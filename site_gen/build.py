@@ -58,11 +58,25 @@ def render_site(config_file: Path, site_dir: Path, db: Path) -> None:
     from mkdocs.exceptions import MkDocsException
 
     os.environ["LLMBENCH_DB"] = str(Path(db).resolve())
+    _show_mkdocs_warnings()
     try:
         cfg = load_config(str(config_file), site_dir=str(Path(site_dir).resolve()), strict=True)
         build(cfg)
     except MkDocsException as e:
         raise UserError(f"mkdocs build --strict failed: {e}") from None
+
+
+def _show_mkdocs_warnings() -> None:
+    """Print MkDocs' warnings (the mkdocs CLI installs this handler; in-process we must)."""
+    import logging
+
+    logger = logging.getLogger("mkdocs")
+    if not any(getattr(h, "_llmbench", False) for h in logger.handlers):
+        handler = logging.StreamHandler()
+        handler.setLevel(logging.WARNING)
+        handler.setFormatter(logging.Formatter("%(levelname)s - %(message)s"))
+        handler._llmbench = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
 
 
 def build_site(

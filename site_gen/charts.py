@@ -15,6 +15,7 @@ kept by every function here:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,6 +58,9 @@ PALETTE = (
 )
 
 
+GPUS_SHOWN = "gpus_shown"  # signal: the GPUs present in the rows a chart shows (set by llmbench.js)
+
+
 @dataclass(frozen=True)
 class ChartContext:
     """What every chart function needs besides its rows: the pinned GPU colour domain and the size."""
@@ -64,6 +68,11 @@ class ChartContext:
     gpus: Sequence[str]
     height: int = 300
     columns: frozenset[str] = frozenset()  # columns present in the page data (optional metrics)
+
+
+def _lc(title: str) -> str:
+    """A metric name inside a sentence: 'Output tokens/s per GPU' -> 'output tokens/s per GPU'."""
+    return title[:1].lower() + title[1:]
 
 
 def base(ctx: ChartContext) -> alt.Chart:
@@ -78,7 +87,16 @@ def gpu_color(ctx: ChartContext, legend: bool = True) -> alt.Color:
         "gpu:N",
         title="GPU",
         scale=alt.Scale(domain=list(ctx.gpus), range=colours),
-        legend=alt.Legend(orient="bottom", columns=3, symbolLimit=40) if legend else None,
+        # The legend lists only the GPUs drawn: the page script sets the signal GPUS_SHOWN.
+        legend=alt.Legend(
+            orient="bottom",
+            values=alt.ExprRef(GPUS_SHOWN),
+            columns=alt.ExprRef("width < 420 ? 2 : 4"),
+            labelLimit=170,
+            symbolLimit=40,
+        )
+        if legend
+        else None,
     )
 
 
@@ -123,13 +141,19 @@ def _has_per_gpu(chart: alt.Chart) -> alt.Chart:
     return chart.transform_filter("isValid(datum.output_tps_per_gpu)")
 
 
+def _jittered(chart: alt.Chart) -> alt.Chart:
+    # Spread the points of one category sideways so that runs with equal x do not hide each other.
+    return chart.transform_calculate(jitter="random()")
+
+
 def runs_by_gpu(ctx: ChartContext) -> alt.Chart:
     """Every run as one point: output tokens/s per GPU by GPU (log scale), coloured by GPU."""
     return (
-        _has_per_gpu(base(ctx))
+        _jittered(_has_per_gpu(base(ctx)))
         .mark_point(filled=True, opacity=0.6, size=40)
         .encode(
             x=gpu_x(ctx),
+            xOffset=alt.XOffset("jitter:Q", scale=alt.Scale(domain=[0, 1]), title=None),
             y=metric("output_tps_per_gpu", log=True),
             color=gpu_color(ctx),
             tooltip=run_tooltip(ctx),
@@ -140,10 +164,11 @@ def runs_by_gpu(ctx: ChartContext) -> alt.Chart:
 def runs_by_tp(ctx: ChartContext) -> alt.Chart:
     """Every run as one point: output tokens/s per GPU against tensor-parallel size."""
     return (
-        _has_per_gpu(base(ctx))
+        _jittered(_has_per_gpu(base(ctx)))
         .mark_point(filled=True, opacity=0.6, size=40)
         .encode(
-            x=alt.X("tp:Q", title="Tensor-parallel size (TP)", scale=alt.Scale(type="log", base=2)),
+            x=alt.X("tp:O", title="Tensor-parallel size (TP)"),
+            xOffset=alt.XOffset("jitter:Q", scale=alt.Scale(domain=[0, 1]), title=None),
             y=metric("output_tps_per_gpu", log=True),
             color=gpu_color(ctx),
             tooltip=run_tooltip(ctx),
@@ -155,7 +180,7 @@ def _best_tooltip(extra: Sequence[alt.Tooltip] = ()) -> list[alt.Tooltip]:
     return [
         alt.Tooltip("gpu:N", title="GPU"),
         *extra,
-        alt.Tooltip("best:Q", title=f"Best {METRICS['output_tps_per_gpu']}", format=",.0f"),
+        alt.Tooltip("best:Q", title=f"Best {_lc(METRICS['output_tps_per_gpu'])}", format=",.0f"),
         alt.Tooltip("runs:Q", title="Runs compared"),
     ]
 
@@ -167,7 +192,7 @@ def _best_per_gpu(chart: alt.Chart, groupby: Sequence[str]) -> alt.Chart:
     )
 
 
-BEST_TITLE = f"Best {METRICS['output_tps_per_gpu']} of the selected runs"
+BEST_TITLE = f"Best {_lc(METRICS['output_tps_per_gpu'])} of the selected runs"
 
 
 def generational_uplift(ctx: ChartContext) -> alt.Chart:
@@ -226,12 +251,12 @@ def tp_throughput(ctx: ChartContext) -> alt.Chart:
     )
     return agg.mark_line(point=True).encode(
         x=alt.X("tp:O", title="Tensor-parallel size (TP = number of GPUs when PP = 1)"),
-        y=alt.Y("best_total:Q", title=f"Best {METRICS['output_tps']}"),
+        y=alt.Y("best_total:Q", title=f"Best {_lc(METRICS['output_tps'])}"),
         color=gpu_color(ctx),
         tooltip=[
             alt.Tooltip("gpu:N", title="GPU"),
             alt.Tooltip("tp:O", title="TP"),
-            alt.Tooltip("best_total:Q", title=f"Best {METRICS['output_tps']}", format=",.0f"),
+            alt.Tooltip("best_total:Q", title=f"Best {_lc(METRICS['output_tps'])}", format=",.0f"),
             alt.Tooltip("runs:Q", title="Runs compared"),
         ],
     )
@@ -292,4 +317,6 @@ def to_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     """The Vega-Lite dict of a chart (validated by Altair), with the page script owning the theme."""
     spec = chart.to_dict()
     spec.pop("config", None)
+    if GPUS_SHOWN in json.dumps(spec):
+        spec.setdefault("params", []).append({"name": GPUS_SHOWN, "value": []})
     return spec

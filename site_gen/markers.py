@@ -85,6 +85,11 @@ def parse(kind: str, text: str) -> Marker:
     return Marker(kind, name, filters, options)
 
 
+def by_column(filters: Filters) -> str:
+    """Fixed filters as the page script applies them: JSON of column -> allowed values."""
+    return json.dumps({dimension(k).column: v for k, v in filters.items()})
+
+
 def mask(df: pd.DataFrame, filters: Filters) -> pd.Series:
     """Rows matching every filter (values compared as text, as the page script does)."""
     import pandas as pd
@@ -189,7 +194,7 @@ class Page:
 
         view = views.get(name)
         height = int(mk.options.get("height", self.site.ctx.height))
-        fixed = json.dumps(mk.filters)
+        fixed = by_column(mk.filters)
         return [
             {
                 "spec": spec,
@@ -228,7 +233,7 @@ class Page:
         defaults = view.defaults(self._subset(mk.filters))
         return self.site.render(
             "view.html.j2",
-            fixed=json.dumps(mk.filters),
+            fixed=by_column(mk.filters),
             src=self._src,
             key=self._key,
             dims=json.dumps([dimension(k).as_json() for k in view.filters]),
@@ -246,7 +251,7 @@ class Page:
         ]
         return self.site.render(
             "explorer.html.j2",
-            fixed=json.dumps(mk.filters),
+            fixed=by_column(mk.filters),
             src=self._src,
             key=self._key,
             dims=json.dumps([d.as_json() for d in DIMENSIONS]),

@@ -69,12 +69,11 @@
     return (row) => tests.every(([col, set]) => set.has(String(row[col])));
   }
 
+  // Fixed filters of a placeholder or scope map a column to the allowed values.
   function fixedMatcher(fixed) {
-    const tests = Object.entries(fixed).map(([key, values]) => [key, new Set(values.map(String))]);
-    return (row) => tests.every(([key, set]) => set.has(String(row[COLUMN[key] || key])));
+    const tests = Object.entries(fixed).map(([column, values]) => [column, new Set(values.map(String))]);
+    return (row) => tests.every(([column, set]) => set.has(String(row[column])));
   }
-  // Filter keys -> columns for fixed filters (same table as site_gen/dimensions.py, sent with each bar).
-  const COLUMN = {};
 
   function sortedValues(rows, dim) {
     const order = new Map();
@@ -145,7 +144,6 @@
       this.ownsUrl = index === 0;
       this.bar = root.querySelector(".lb-filterbar");
       this.dims = json(this.bar, "data-lb-dims", []);
-      this.dims.forEach((d) => (COLUMN[d.key] = d.column));
       this.defaults = json(this.bar, "data-lb-defaults", {});
       this.tableCols = json(root, "data-lb-table", null);
       this.table = root.querySelector("table.lb-table");
@@ -181,13 +179,13 @@
       for (const d of this.dims) {
         const values = this.values[d.key];
         if (values.length < 2 && !(this.state[d.key] || []).length) continue; // nothing to choose
-        const box = el("details", { class: "lb-filter", "data-dim": d.key });
-        const summary = el("summary");
+        const box = el("div", { class: "lb-filter", "data-dim": d.key });
+        const summary = el("button", { type: "button", class: "lb-filter-button", "aria-expanded": "false" });
         summary.append(el("span", { class: "lb-filter-label" }, d.label + ": "));
         const shown = el("span", { class: "lb-filter-value" });
         summary.append(shown);
         box.append(summary);
-        const list = el("div", { class: "lb-options", role: "group", "aria-label": d.label });
+        const list = el("div", { class: "lb-options", role: "group", "aria-label": d.label, hidden: "" });
         const all = el("button", { type: "button", class: "lb-all" }, "All");
         all.addEventListener("click", () => this.choose(d, []));
         list.append(all);
@@ -206,15 +204,21 @@
           inputs.push(input);
         }
         box.append(list);
-        box.addEventListener("toggle", () => {
-          if (box.open) this.bar.querySelectorAll("details[open]").forEach((o) => o !== box && (o.open = false));
-        });
+        summary.addEventListener("click", () => this.toggle(box, list.hidden));
         this.bar.append(box);
         this.widgets[d.key] = { box, shown, inputs };
       }
       const reset = el("button", { type: "button", class: "lb-reset md-button" }, "Reset filters");
       reset.addEventListener("click", () => this.setState(clone(this.defaults), true));
       this.bar.append(reset);
+    }
+
+    toggle(box, open) {
+      for (const w of Object.values(this.widgets)) {
+        const show = open && w.box === box;
+        w.box.querySelector(".lb-options").hidden = !show;
+        w.box.querySelector(".lb-filter-button").setAttribute("aria-expanded", String(show));
+      }
     }
 
     choose(dim, values) {
@@ -384,8 +388,10 @@
     const message = el("p", { class: "lb-status", hidden: "" });
     chart.el.append(target, message);
     chart.message = message;
+    chart.target = target;
     const result = await window.vegaEmbed(target, chart.spec, {
       actions: false,
+      logLevel: window.vega ? window.vega.Error : 0, // an empty selection is a message of ours, not a warning
       renderer: "canvas",
       config: themeConfig(),
       tooltip: { theme: dark ? "dark" : "light" },
@@ -396,7 +402,11 @@
 
   async function setRows(chart, rows) {
     chart.rows = rows;
-    await chart.view.data("runs", rows).runAsync();
+    chart.view.data("runs", rows);
+    if ((chart.spec.params || []).some((p) => p.name === "gpus_shown")) {
+      chart.view.signal("gpus_shown", distinct(rows, "gpu", "gpu_order")); // legend: GPUs drawn only
+    }
+    await chart.view.runAsync();
     const marks = countMarks(chart.view.scenegraph().root);
     const empty = marks === 0;
     chart.message.hidden = !empty;
@@ -406,6 +416,13 @@
         : "No runs match these filters."
       : "";
     chart.el.classList.toggle("lb-no-marks", empty);
+    chart.target.hidden = empty;
+  }
+
+  function distinct(rows, column, orderColumn) {
+    const order = new Map();
+    for (const r of rows) if (r[column] !== null && !order.has(r[column])) order.set(r[column], r[orderColumn]);
+    return [...order.keys()].sort((a, b) => order.get(a) - order.get(b) || String(a).localeCompare(String(b)));
   }
 
   // Number of data marks (points, bars, line vertices) drawn, excluding axes and legends.
@@ -462,7 +479,13 @@
   });
 
   // Re-theme the charts when the reader flips Material's light/dark toggle.
-  new MutationObserver(() => charts.forEach((c) => c.view && render(c))).observe(document.body, {
+  let scheme = document.body.getAttribute("data-md-color-scheme");
+  new MutationObserver(() => {
+    const now = document.body.getAttribute("data-md-color-scheme");
+    if (now === scheme) return;
+    scheme = now;
+    charts.forEach((c) => c.view && render(c));
+  }).observe(document.body, {
     attributes: true,
     attributeFilter: ["data-md-color-scheme"],
   });
