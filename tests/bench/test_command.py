@@ -54,7 +54,10 @@ def test_legacy_engine_is_built_once_per_engine_configuration(tmp_path: Path) ->
         tmp_path,
         {
             "trtllm": {"version": "0.21.0", "workflow": "legacy-engine"},
-            "workloads": [{"isl": 128, "osl": 128, "num_requests": 10}, {"isl": 2048, "osl": 128, "num_requests": 5}],
+            "workloads": [
+                {"isl": 128, "osl": 128, "num_requests": 10},
+                {"isl": 2048, "osl": 128, "num_requests": 5},
+            ],
             "settings": {"max_batch_size": [256], "max_num_tokens": [4096]},
         },
     )

@@ -17,9 +17,13 @@ from bench.dataset import Params
 def reference(p: Params) -> list[str]:
     """TensorRT-LLM's algorithm, transcribed from benchmarks/cpp/utils/utils.py (the slow, obvious way)."""
     np.random.seed(p.seed)
-    ilens = [max(1, math.ceil(x)) for x in np.random.normal(p.input_mean, p.input_stdev, p.num_requests).tolist()]
+    ilens = [
+        max(1, math.ceil(x)) for x in np.random.normal(p.input_mean, p.input_stdev, p.num_requests).tolist()
+    ]
     np.random.seed(p.seed)
-    olens = [max(1, math.ceil(x)) for x in np.random.normal(p.output_mean, p.output_stdev, len(ilens)).tolist()]
+    olens = [
+        max(1, math.ceil(x)) for x in np.random.normal(p.output_mean, p.output_stdev, len(ilens)).tolist()
+    ]
     random.seed(p.seed)
     out = []
     for i, k in enumerate(ilens):
@@ -101,5 +105,5 @@ def test_tokenizer_facts_fall_back_to_config_json(tmp_path: Path) -> None:
 
 def test_missing_checkpoint_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
-    with pytest.raises(dataset.UserError, match="dataset.vocab_size and dataset.eos_id"):
+    with pytest.raises(dataset.UserError, match=r"dataset\.vocab_size and dataset\.eos_id"):
         dataset.tokenizer_facts("org/absent", None)

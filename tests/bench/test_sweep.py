@@ -17,7 +17,10 @@ def test_product_of_all_lists_is_the_job_list(tmp_path: Path) -> None:
         tmp_path,
         {
             "parallelism": {"tp": [1, 2], "pp": [1, 2]},
-            "workloads": [{"isl": 128, "osl": 128, "num_requests": 10}, {"isl": 128, "osl": 2048, "num_requests": 5}],
+            "workloads": [
+                {"isl": 128, "osl": 128, "num_requests": 10},
+                {"isl": 128, "osl": 2048, "num_requests": 5},
+            ],
             "settings": {"max_batch_size": [256, 2048], "max_num_tokens": [8192]},
             "concurrency": [None, 64],
             "streaming": [False, True],
@@ -52,7 +55,9 @@ def test_options_the_version_lacks_are_skipped(tmp_path: Path) -> None:
     p = plan(tmp_path, {"trtllm": {"version": "0.18.1"}, "parallelism": {"tp": [4], "ep": [None, 4]}})
     assert [j.ep for j in p.jobs] == [None]
     assert "TensorRT-LLM 0.18.1 has no --ep (added in 0.19)" in p.skipped[0].reason
-    old = plan(tmp_path, {"trtllm": {"version": "0.12.0", "workflow": "legacy-engine"}, "streaming": [False, True]})
+    old = plan(
+        tmp_path, {"trtllm": {"version": "0.12.0", "workflow": "legacy-engine"}, "streaming": [False, True]}
+    )
     assert [j.streaming for j in old.jobs] == [False] and "--streaming" in old.skipped[0].reason
 
 
@@ -60,11 +65,13 @@ def test_options_the_version_lacks_are_skipped(tmp_path: Path) -> None:
     ("over", "needle"),
     [
         ({"trtllm": {"version": "1.3.0rc2", "workflow": "legacy-engine"}}, "trtllm.workflow: legacy-engine"),
-        ({"trtllm": {"version": "0.14.0", "workflow": "pytorch"}}, "trtllm.workflow: pytorch needs TensorRT-LLM >= 0.17"),
+        ({"trtllm": {"version": "0.14.0", "workflow": "pytorch"}},
+         "trtllm.workflow: pytorch needs TensorRT-LLM >= 0.17"),
         ({"trtllm": {"version": "0.14.0", "workflow": "legacy-engine", "extra_llm_api_options": "x.yml"}},
          "trtllm.extra_llm_api_options: TensorRT-LLM 0.14.0 has no"),
         ({"parallelism": {"tp": ["two"]}}, "parallelism.tp.0: expected a valid integer"),
-        ({"settings": {"kv_cache_free_gpu_mem_fraction": 1.5}}, "settings.kv_cache_free_gpu_mem_fraction: expected less than or equal to 1"),
+        ({"settings": {"kv_cache_free_gpu_mem_fraction": 1.5}},
+         "settings.kv_cache_free_gpu_mem_fraction: expected less than or equal to 1"),
         ({"paralelism": {"tp": [1]}}, "paralelism: unknown key"),
         ({"cluster": {"launcher": "pbs"}}, "cluster.launcher: expected 'local', 'mpirun' or 'srun'"),
         ({"trtllm": {"version": "latest"}}, "trtllm.version: expected a TensorRT-LLM version"),
@@ -88,7 +95,7 @@ def test_missing_required_key_is_named_with_its_line(tmp_path: Path) -> None:
 def test_yaml_syntax_and_duplicate_keys_are_rejected(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text("name: x\nname: y\n", encoding="utf-8")
-    with pytest.raises(sweep.SweepError, match="s.yaml"):
+    with pytest.raises(sweep.SweepError, match=r"s\.yaml"):
         sweep.load(path)
 
 
