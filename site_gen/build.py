@@ -51,8 +51,10 @@ def generate(db: Path, docs_dir: Path) -> int:
     return len(todo)
 
 
-def render_site(config_file: Path, site_dir: Path, db: Path) -> None:
-    """``mkdocs build --strict`` in-process, the hook reading ``db``; a warning raises UserError."""
+def render_site(config_file: Path, site_dir: Path, db: Path, strict: bool = True) -> None:
+    """``mkdocs build --strict`` in-process, the hook reading ``db``; a warning raises UserError.
+
+    ``strict=False`` only for debugging a page: warnings are then printed and the build goes on."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
@@ -60,7 +62,7 @@ def render_site(config_file: Path, site_dir: Path, db: Path) -> None:
     os.environ["LLMBENCH_DB"] = str(Path(db).resolve())
     _show_mkdocs_warnings()
     try:
-        cfg = load_config(str(config_file), site_dir=str(Path(site_dir).resolve()), strict=True)
+        cfg = load_config(str(config_file), site_dir=str(Path(site_dir).resolve()), strict=strict)
         build(cfg)
     except MkDocsException as e:
         raise UserError(f"mkdocs build --strict failed: {e}") from None

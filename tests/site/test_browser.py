@@ -1,0 +1,182 @@
+"""The built site in real headless Chromium (Debian's chromium via playwright): filters, URL state, CSV,
+no console errors, no request leaving 127.0.0.1, the XSS probe inert, file://, screenshots."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import duckdb
+import pytest
+
+from tests.site.conftest import ROOT, XSS, Watched
+
+pytestmark = pytest.mark.browser
+SHOTS = ROOT / "build" / "screenshots"
+
+COUNT_MARKS = "(i) => window.llmbench.countMarks(window.llmbench.charts()[i].view.scenegraph().root)"
+
+
+def table(page) -> tuple[list[str], list[list[str]]]:
+    head = page.eval_on_selector_all(".lb-table thead th", "ths => ths.map(t => t.textContent)")
+    rows = page.eval_on_selector_all(
+        ".lb-table tbody tr", "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))"
+    )
+    return head, rows
+
+
+def pick(page, dim: str, value: str) -> None:
+    page.click(f'.lb-filter[data-dim="{dim}"] .lb-filter-button')
+    before = page.evaluate("document.querySelector('.lb-scope').dataset.lbRendered")
+    page.check(f'.lb-filter[data-dim="{dim}"] input[value="{value}"]')
+    page.wait_for_function(f"document.querySelector('.lb-scope').dataset.lbRendered !== '{before}'")
+
+
+def test_explorer_h200_fp8_shows_exactly_the_duckdb_runs_and_the_url_and_csv_agree(
+    real_site: Path, real_url: str, watched: Watched
+) -> None:
+    con = duckdb.connect(str(real_site / "llmbench.duckdb"), read_only=True)
+    expected = con.execute(
+        "SELECT gpu, model_name, precision, pp, tp, isl, osl, output_tps_per_gpu IS NOT NULL FROM runs"
+        " WHERE gpu = 'H200 SXM 141GB' AND precision = 'FP8'"
+    ).fetchall()
+    total = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    con.close()
+    assert expected, "the real results have H200 FP8 runs"
+
+    page = watched.open(f"{real_url}/explorer.html")
+    pick(page, "gpu", "H200 SXM 141GB")
+    pick(page, "precision", "FP8")
+
+    head, rows = table(page)
+    got = sorted(tuple(r[:7]) for r in rows)
+    want = sorted(
+        (g, m, p, f"{pp}", f"{tp}", f"{isl:,}", f"{osl:,}") for g, m, p, pp, tp, isl, osl, _ in expected
+    )
+    assert got == want
+    assert page.text_content(".lb-count") == f"{len(expected):,} of {total:,} runs"
+    with_metric = sum(1 for *_, has in expected if has)
+    assert page.evaluate(COUNT_MARKS, 0) == with_metric  # one point per run in "each run by GPU"
+    assert page.evaluate(COUNT_MARKS, 1) == with_metric
+
+    query = parse_qs(urlparse(page.url).query)
+    assert query == {"gpu": ["H200 SXM 141GB"], "precision": ["FP8"]}
+
+    with page.expect_download() as dl:
+        page.click(".lb-download")
+    text = Path(dl.value.path()).read_text(encoding="utf-8")
+    csv_rows = list(csv.reader(io.StringIO(text)))
+    assert csv_rows[0] == head
+    numeric = page.eval_on_selector_all(
+        ".lb-table tbody tr:first-child td", "tds => tds.map(td => td.classList.contains('lb-num'))"
+    )
+    assert len(csv_rows) - 1 == len(rows)
+    for shown, raw in zip(rows, csv_rows[1:], strict=True):
+        want = [_cell(c.replace(",", "") if n else c, n) for c, n in zip(shown, numeric, strict=True)]
+        assert [_cell(c, n) for c, n in zip(raw, numeric, strict=True)] == pytest.approx(want, abs=0.051)
+
+    # A copied link restores the widgets and the rows; back/forward walk the filter history.
+    fresh = Watched(page.context.browser)
+    try:
+        again = fresh.open(page.url)
+        assert again.is_checked('.lb-filter[data-dim="gpu"] input[value="H200 SXM 141GB"]')
+        assert again.is_checked('.lb-filter[data-dim="precision"] input[value="FP8"]')
+        assert table(again)[1] == rows
+        assert fresh.errors == [] and fresh.external == []
+    finally:
+        fresh.close()
+    page.go_back()
+    page.wait_for_function(
+        f"document.querySelector('.lb-count').textContent !== '{len(expected):,} of {total:,} runs'"
+    )
+    assert parse_qs(urlparse(page.url).query) == {"gpu": ["H200 SXM 141GB"]}
+    assert not page.is_checked('.lb-filter[data-dim="precision"] input[value="FP8"]')
+    assert watched.errors == [] and watched.external == []
+
+
+def _cell(value: str, numeric: bool) -> object:
+    """A table or CSV cell, numbers to the table's one decimal; missing is '' in the CSV and '–' shown."""
+    if value in ("", "–"):
+        return None
+    return float(value) if numeric else value
+
+
+def _pages(site: Path) -> list[str]:
+    skip = ("404.html",)
+    return sorted(
+        str(p.relative_to(site))
+        for p in site.rglob("*.html")
+        if p.name not in skip and "assets" not in p.parts
+    )
+
+
+def test_every_page_loads_without_console_errors_or_outside_requests_and_is_screenshotted(
+    real_site: Path, real_url: str, browser: object
+) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    kinds = {
+        "home": "index.html",
+        "explorer": "explorer.html",
+        "view": "generated/views/tp-scaling.html",
+        "gpu": "generated/gpus/h200-sxm-141gb.html",
+        "model": "generated/models/llama-3-1-70b.html",
+        "add-result": "how-to/add-your-result.html",
+    }
+    pages = _pages(real_site / "site")
+    assert set(kinds.values()) <= set(pages)
+    for width, label in ((1280, "desktop"), (390, "phone")):
+        w = Watched(browser, width)
+        try:
+            for path in pages if width == 1280 else kinds.values():
+                w.open(f"{real_url}/{path}")
+                assert w.page.locator(".lb-error").count() == 0, path
+            for kind, path in kinds.items():
+                w.open(f"{real_url}/{path}")
+                w.page.screenshot(path=str(SHOTS / f"{kind}-{label}.png"), full_page=True)
+            assert w.errors == [], w.errors
+            assert w.external == [], w.external
+        finally:
+            w.close()
+
+
+def test_xss_probe_is_shown_as_text_everywhere_and_runs_nothing(fixture_url: str, watched: Watched) -> None:
+    page = watched.open(f"{fixture_url}/explorer.html?gpu=V100+SXM2+32GB")
+    cells = [c for row in table(page)[1] for c in row]
+    assert cells.count(XSS) >= 3  # model, version and source columns
+    options = page.eval_on_selector_all(".lb-option-text", "els => els.map(e => e.textContent)")
+    assert XSS in options
+    # The tooltip of a run carrying the probe, through vega-embed's own handler.
+    shown = page.evaluate(
+        """(probe) => {
+            const view = window.llmbench.charts()[0].view;
+            const ev = new MouseEvent('mousemove', {clientX: 50, clientY: 50});
+            view.tooltip()(view, ev, {datum: {}}, {Model: probe, Source: probe});
+            return document.querySelector('#vg-tooltip-element').innerHTML;
+        }""",
+        XSS,
+    )
+    assert "&lt;img" in shown and "<img" not in shown
+    model_page = watched.open(f"{fixture_url}/generated/models/img-src-x-onerror-alert-1.html")
+    assert XSS in model_page.text_content("h1")
+    assert page.locator("img[src=x]").count() == 0
+    assert watched.dialogs == [] and watched.errors == []
+
+
+def test_a_filter_that_matches_nothing_says_so(fixture_url: str, watched: Watched) -> None:
+    page = watched.open(f"{fixture_url}/explorer.html?gpu=V100+SXM2+32GB&precision=FP8")
+    assert page.text_content(".lb-count") == "0 of 12 runs"
+    assert "No runs match these filters" in page.text_content(".lb-table-note")
+    messages = page.eval_on_selector_all(
+        ".lb-chart .lb-status", "ps => ps.filter(p => !p.hidden).map(p => p.textContent)"
+    )
+    assert messages == ["No runs match these filters."] * 2
+    assert watched.errors == []
+
+
+def test_a_page_opened_from_disk_draws_its_charts(fixture_site: Path, watched: Watched) -> None:
+    page = watched.open((fixture_site / "site" / "explorer.html").as_uri())
+    assert page.text_content(".lb-count") == "12 of 12 runs"
+    assert page.evaluate(COUNT_MARKS, 0) == 12
+    assert watched.external == []
