@@ -257,7 +257,7 @@ class Page:
             dims=json.dumps([d.as_json() for d in DIMENSIONS]),
             defaults="{}",
             table=json.dumps(table_columns(self.site.runs.columns)),
-            presets=presets(sub),
+            presets=[] if mk.filters else presets(sub),
             charts=charts,
         )
 
