@@ -302,7 +302,12 @@ def has_report_json(job: Job) -> bool:
 
 
 def container_prefix(job: Job) -> list[str]:
-    c = job.spec.cluster.container
+    return container_prefix_for(job.spec)
+
+
+def container_prefix_for(sweep: Sweep) -> list[str]:
+    """``apptainer exec --nv [--bind ...] IMAGE`` (or singularity), or nothing without a container."""
+    c = sweep.cluster.container
     if c is None:
         return []
     binds = [a for b in c.binds for a in ("--bind", b)]
@@ -331,3 +336,20 @@ def job_steps(job: Job, kv_fraction: float | None, report: Path) -> list[Step]:
     """The job's steps with the launcher applied: what is actually executed."""
     steps = engine(job.engine).steps(job, kv_fraction, report)
     return [Step(s.name, launch(job, s), s.creates, s.launched) for s in steps]
+
+
+def describe(plan: Any) -> str:
+    """What ``llmbench plan`` prints: every job with its exact commands, then the skipped combinations."""
+    head = f"sweep {plan.sweep.name}: {len(plan.jobs)} job(s), {len(plan.skipped)} skipped"
+    out = [f"{head}; output in {plan.out_dir}"]
+    for job in plan.jobs:
+        kv = job.kv_fraction
+        out.append(f"\n[{job.index}] {job.id}  {job.label}")
+        out.append(f"  dataset: {dataset_path(job)}")
+        out.append(f"    (same file as: {prepare_dataset_equivalent(job)})")
+        for step in job_steps(job, kv, job.job_dir / "report-<attempt>.json"):
+            out.append(f"  {step.name}: {step.shell}")
+    for s in plan.skipped:
+        params = " ".join(f"{k}={v}" for k, v in s.params.items() if v is not None)
+        out.append(f"\nskipped {params}\n  because {s.reason}")
+    return "\n".join(out)
