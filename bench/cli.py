@@ -57,6 +57,98 @@ def command(name: str | None = None, **kw: Any) -> Callable[[Callable[..., Any]]
     return deco
 
 
+# --- bench (issue 5: trtllm-bench sweeps) ----------------------------------------------------------
+# Workflow order: plan -> run (this node) or submit (Slurm) -> export. Node-side: no pandas/altair/mkdocs.
+SWEEP_FILE = typer.Argument(..., exists=True, dir_okay=False, help="Sweep file (YAML).")
+OUT_DIR = typer.Option(None, "--out", help="Sweep output folder (default: build/sweeps/NAME).")
+RUNS_DB = typer.Option(Path("build/runs.duckdb"), "--runs-db", help="DuckDB runs database (every attempt).")
+
+
+@command("plan")
+def plan_cmd(sweep_file: Path = SWEEP_FILE, out: Path = OUT_DIR) -> None:
+    """Print the sweep's jobs and their exact commands (and the combinations skipped, with why)."""
+    from bench.command import describe
+    from bench.sweep import load_plan
+
+    print(describe(load_plan(sweep_file, out)))
+
+
+@command("run")
+def run_cmd(
+    sweep_file: Path = SWEEP_FILE,
+    out: Path = OUT_DIR,
+    runs_db: Path = RUNS_DB,
+    resume: bool = typer.Option(False, "--resume", help="Skip jobs that already have a successful run."),
+    only: str = typer.Option(None, "--only", help="Comma-separated job indices (as `plan` numbers them)."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Live progress bar."),
+) -> None:
+    """Run the sweep on this node; every attempt lands in the runs database; exit 1 if any job failed."""
+    from rich.console import Console
+
+    from bench.execute import run_plan
+    from bench.sweep import load_plan
+
+    console = Console(stderr=True, highlight=False, force_terminal=None if progress else False)
+    indices = {int(x) for x in only.split(",")} if only else None
+    summary = run_plan(load_plan(sweep_file, out), runs_db, resume=resume, only=indices, console=console)
+    err.print(
+        f"{summary.ok} ok, {summary.failed} failed, {summary.skipped_done} already done, "
+        f"{summary.retries} OOM retr{'y' if summary.retries == 1 else 'ies'}; runs in {runs_db}"
+    )
+    if summary.failed:
+        raise typer.Exit(1)
+
+
+@command("submit")
+def submit_cmd(
+    sweep_file: Path = SWEEP_FILE,
+    out: Path = OUT_DIR,
+    runs_db: Path = RUNS_DB,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the sbatch script(s); submit nothing."),
+    wait: bool = typer.Option(True, "--wait/--no-wait", help="Poll squeue/sacct until the jobs end."),
+    poll_s: float = typer.Option(10.0, "--poll-s", help="Seconds between polls."),
+    timeout_s: float = typer.Option(None, "--timeout-s", help="Give up waiting after this long."),
+) -> None:
+    """Submit the sweep through Slurm (sbatch; a job array, or one job per sweep)."""
+    from bench import slurm, store
+    from bench.sweep import load_plan
+
+    plan = load_plan(sweep_file, out)
+    scripts = slurm.render(plan, sweep_file, runs_db)
+    if dry_run:
+        for s in scripts:
+            print(f"# --- {s.name}.sbatch (jobs {','.join(map(str, s.jobs))})\n{s.text}")
+        return
+    ids = slurm.submit(scripts, plan.out_dir)
+    err.print(f"submitted {', '.join(ids)} ({len(plan.jobs)} job(s)); logs in {plan.out_dir / 'slurm'}")
+    if not wait:
+        return
+    states = slurm.wait(ids, poll_s, timeout_s)
+    counts = store.summary(runs_db, plan.sweep.name)
+    shown = ", ".join(f"{k} {v}" for k, v in sorted(states.items()))
+    err.print(f"Slurm: {shown}; attempts in the runs database: {counts}")
+    if any(v != "COMPLETED" for v in states.values()):
+        raise typer.Exit(1)
+
+
+@command("export")
+def export_cmd(
+    runs_db: Path = RUNS_DB,
+    sweep: list[str] = typer.Option(None, "--sweep", help="Sweep name(s) to export (default: all)."),
+    results_dir: Path = RESULTS_DIR,
+    output: Path = typer.Option(None, "--output", help="Result file (default: a path under --results)."),
+    submitter: str = typer.Option(None, "--submitter", help="Who measured (default: publish.submitter)."),
+    system: str = typer.Option(None, "--system", help="System name (default: publish.system or hostname)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing result file."),
+) -> None:
+    """Write the successful runs as one validated result file under results/, ready for a pull request."""
+    from bench.export import ExportOptions, export
+
+    opts = ExportOptions(results_dir, output, submitter, system, overwrite)
+    path, runs = export(runs_db, sweep or None, opts)
+    err.print(f"[green]wrote[/green] {path} ({runs} run(s)); check it with `llmbench validate {path}`")
+
+
 # --- results store (issue: results store) ------------------------------------------------------------
 
 
