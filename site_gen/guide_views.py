@@ -49,22 +49,30 @@ def measured_vs_bound(ctx: ChartContext) -> alt.Chart:
 
 
 def tp_vs_pp(ctx: ChartContext) -> alt.Chart:
-    """Grouped bars: each TP x PP layout, grouped by GPU count, best per-GPU output throughput per GPU."""
+    """Grouped bars: each TP x PP layout, ordered by GPU count, best per-GPU output throughput per GPU."""
     agg = charts._best_per_gpu(base(ctx), ["gpu", "n_gpus", "tp", "pp"]).transform_calculate(
-        layout="datum.n_gpus + ' GPUs: TP' + datum.tp + ' x PP' + datum.pp",
+        # "|" splits the axis label into two lines (see labelExpr).
+        layout="'TP' + datum.tp + ' × PP' + datum.pp + '|' + datum.n_gpus"
+        " + (datum.n_gpus > 1 ? ' GPUs' : ' GPU')",
         layout_order="datum.n_gpus * 1000 + datum.pp",
     )
     return agg.mark_bar().encode(
         x=alt.X(
             "layout:N",
-            title="Layout (tp x pp = GPU count)",
+            title="Layout: TP × PP = GPU count",
             sort=alt.EncodingSortField("layout_order", op="min"),
-            axis=alt.Axis(labelAngle=-30),
+            axis=alt.Axis(labelAngle=0, labelExpr="split(datum.label, '|')"),
         ),
         xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
         y=alt.Y("best:Q", title=charts.BEST_TITLE),
         color=gpu_color(ctx),
-        tooltip=charts._best_tooltip([alt.Tooltip("tp:Q", title="TP"), alt.Tooltip("pp:Q", title="PP")]),
+        tooltip=charts._best_tooltip(
+            [
+                alt.Tooltip("tp:Q", title="TP"),
+                alt.Tooltip("pp:Q", title="PP"),
+                alt.Tooltip("n_gpus:Q", title="GPUs"),
+            ]
+        ),
     )
 
 

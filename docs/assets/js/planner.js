@@ -223,9 +223,11 @@
     var lines = [
       "Per GPU (TP" + s.tp + " x PP" + s.pp + "): weights " + gib(p.weights) + " + KV cache " + gib(p.kv_cache) +
         " + activations " + gib(p.activations) + " + overhead " + gib(p.overhead) + " = " + gib(p.total) + ".",
-      "KV cache per token, whole model: " + (exact / 1024).toFixed(0) + " KiB (2 x " + arch.layers + " layers x " +
-        (arch.kv_dim_per_layer ? arch.kv_dim_per_layer / 2 + " latent" : arch.kv_heads + " KV heads x " + arch.head_dim) +
-        " x " + kvB + " B); the hidden-size shortcut would say " + (simple / 1024).toFixed(0) + " KiB (" +
+      "KV cache per token, whole model: " + (exact / 1024).toFixed(0) + " KiB (" +
+        (arch.kv_dim_per_layer
+          ? arch.layers + " layers × " + arch.kv_dim_per_layer + " latent elements"
+          : "2 × " + arch.layers + " layers × " + arch.kv_heads + " KV heads × " + arch.head_dim) +
+        " × " + kvB + " B); the hidden-size shortcut would say " + (simple / 1024).toFixed(0) + " KiB (" +
         (simple / exact).toFixed(1) + "x).",
     ];
     if (arch.attention_heads % s.tp) {
