@@ -1,0 +1,84 @@
+"""Chart markers: parsing, escaping, one data file per page, errors that name the problem."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from site_gen import markers, pages
+from site_gen.charts import ChartContext
+from site_gen.dimensions import DIMENSIONS
+from tests.site.conftest import ROOT, XSS
+
+
+def test_marker_parses_view_quoted_values_repeated_keys_and_options() -> None:
+    mk = markers.parse("chart", ' tp-scaling model="Llama 3.1 8B" gpu=A gpu="B C" height=200 ')
+    assert mk.name == "tp-scaling"
+    assert mk.filters == {"model": ["Llama 3.1 8B"], "gpu": ["A", "B C"]}
+    assert mk.options == {"height": "200"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [(" colour=red", "expected a view name"), (" tp-scaling colour=red", "unknown filter dimension 'colour'"),
+     (' tp-scaling model="open', "No closing quotation"), (" tp-scaling model", "expected key=value")],
+)  # fmt: skip
+def test_bad_marker_is_an_error_naming_the_problem(text: str, message: str) -> None:
+    with pytest.raises(markers.MarkerError, match=message):
+        markers.parse("chart", text)
+
+
+def _site(rows: list[dict]) -> markers.Site:
+    df = pd.DataFrame(rows)
+    return markers.Site(runs=df, ctx=ChartContext(gpus=("A", "B"), columns=frozenset(df.columns)))
+
+
+ROWS = [
+    {"gpu": g, "model_name": m, "precision": "FP8", "tp": 1, "pp": 1, "workload": "128/128", "isl": 128,
+     "osl": 128, "engine": "tensorrt-llm", "engine_version": "1.2", "version_key": "1",
+     "source_kind": "published", "publisher": "P", "output_tps": 1.0, "output_tps_per_gpu": 1.0,
+     "gpu_order": 1, "workload_order": 1}
+    for g, m in (("A", "M1"), ("B", "M1"), ("A", XSS))
+]  # fmt: skip
+
+
+def test_page_with_several_charts_ships_one_data_file_with_the_union_of_their_runs() -> None:
+    site = _site(ROWS)
+    page = markers.Page(site, "guide/x.html")
+    html = page.expand(
+        "<!-- chart: generational-uplift gpu=A -->\n<p>x</p>\n<!-- chart: tp-scaling model=M1 -->"
+    )
+    assert page.errors == []
+    assert len(site.files) == 1
+    ((name, text),) = site.files.items()
+    assert json.loads(text.split("]=", 1)[1].rstrip(";\n"))["n"] == 3  # A/M1, B/M1 (model) + A/XSS (gpu)
+    assert html.count(f'data-lb-src="../assets/data/{name}"') == 3  # 1 + 2 charts, one file
+    assert "<!-- chart" not in html
+
+
+def test_marker_inside_a_code_block_stays_text() -> None:
+    page = markers.Page(_site(ROWS), "x.html")
+    html = "<pre><code>&lt;!-- chart: tp-scaling --&gt;</code></pre>"
+    assert page.expand(html) == html
+
+
+def test_unknown_view_renders_an_error_box_and_reports_it() -> None:
+    page = markers.Page(_site(ROWS), "x.html")
+    html = page.expand("<!-- chart: no-such-view -->")
+    assert "unknown chart view 'no-such-view'" in page.errors[0]
+    assert "Chart marker error" in html
+
+
+def test_data_strings_are_escaped_in_generated_markdown_and_markers() -> None:
+    assert "<" not in pages.text(XSS) and "&lt;img" in pages.text(XSS)
+    value = pages.marker_value("a -->b<")
+    assert "-->" not in value and "<" not in value
+    assert markers.parse("explorer", f" model={value}").filters == {"model": ["a -->b<"]}
+
+
+def test_architecture_doc_lists_every_filter_dimension() -> None:
+    doc = (ROOT / "docs" / "dev" / "architecture.md").read_text()
+    for d in DIMENSIONS:
+        assert f"| `{d.key}` | {d.label} | `{d.column}` |" in doc
