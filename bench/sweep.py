@@ -11,6 +11,7 @@ The format is documented in docs/reference/bench.md.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import itertools
 import json
@@ -120,12 +121,22 @@ class SlurmSpec(_Spec):
     mode: Literal["array", "single"] = "array"
     partition: str | None = None
     account: str | None = None
-    time_limit: str | None = Field(default=None, description="sbatch --time, e.g. 04:00:00.")
+    time_limit: str | None = Field(default=None, description="sbatch --time, e.g. 04:00:00 or 1-00:00:00.")
     max_parallel: PosInt | None = Field(default=None, description="Array throttle: at most N tasks at once.")
     request_gpus: bool = Field(default=True, description="Add --gpus-per-node (needs GRES on the cluster).")
     srun_mpi: str | None = Field(default="pmix", description="srun --mpi value for the launcher; null: omit.")
     extra_directives: list[str] = Field(default=[], description="Extra '#SBATCH' lines, e.g. --exclusive.")
     setup: list[str] = Field(default=[], description="Shell lines run before llmbench (module load ...).")
+
+    @field_validator("time_limit", mode="before")
+    @classmethod
+    def _time_as_text(cls, v: Any) -> Any:
+        """An unquoted 04:00:00 reads as a time of day in YAML; Slurm wants the text back."""
+        if isinstance(v, dt.time):
+            return v.strftime("%H:%M:%S")
+        if isinstance(v, int) and not isinstance(v, bool):
+            return str(v)  # Slurm reads a bare number as minutes
+        return v
 
 
 class ClusterSpec(_Spec):

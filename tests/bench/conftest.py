@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import socket
+import subprocess
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -30,3 +35,150 @@ def checkpoint(tmp_path: Path) -> Path:
     d.mkdir()
     (d / "config.json").write_text(json.dumps({"vocab_size": 1000, "eos_token_id": 2}), encoding="utf-8")
     return d
+
+
+# --- a real single-node Slurm (slurmctld + slurmd + munged), started and stopped by the tests ---------
+
+
+@dataclass
+class SlurmCluster:
+    conf: Path
+    node: str
+    logs: Path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _slurm_conf(root: Path, node: str, sock: Path) -> str:
+    ctld, slurmd = _free_port(), _free_port()
+    return f"""ClusterName=llmbenchtest
+SlurmctldHost={node}(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort={ctld}
+SlurmdPort={slurmd}
+AuthType=auth/munge
+AuthInfo=socket={sock}
+CredType=cred/munge
+StateSaveLocation={root}/state
+SlurmdSpoolDir={root}/spool
+SlurmctldPidFile={root}/slurmctld.pid
+SlurmdPidFile={root}/slurmd.pid
+SlurmctldLogFile={root}/log/slurmctld.log
+SlurmdLogFile={root}/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MinJobAge=600
+NodeName={node} NodeAddr=127.0.0.1 CPUs={os.cpu_count() or 1} State=UNKNOWN
+PartitionName=debug Nodes={node} Default=YES MaxTime=INFINITE State=UP
+"""
+
+
+def _why_not(binaries: tuple[str, ...]) -> str | None:
+    missing = [b for b in binaries if shutil.which(b) is None]
+    if missing:
+        return f"Slurm/munge binaries missing: {', '.join(missing)} (.ci/system-deps.sh installs them)"
+    if os.geteuid() != 0:
+        return "slurmd must run as root to launch jobs; the fixture is not root"
+    return None
+
+
+def _wait_idle(env: dict[str, str], seconds: float) -> str:
+    deadline, last = time.monotonic() + seconds, ""
+    while time.monotonic() < deadline:
+        res = subprocess.run(
+            ["sinfo", "-h", "-o", "%T"], env=env, capture_output=True, text=True, check=False
+        )
+        last = (res.stdout + res.stderr).strip()
+        if res.returncode == 0 and last == "idle":
+            return last
+        time.sleep(0.3)
+    return last
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
+    """munged with its own key and socket, slurmctld and slurmd (-D, as root), node idle; torn down after."""
+    reason = _why_not(("munged", "slurmctld", "slurmd", "sinfo", "sbatch", "squeue", "scontrol"))
+    if reason:
+        print(f"slurm fixture: {reason}")
+        pytest.skip(reason)
+    root = tmp_path_factory.mktemp("slurm")
+    for d in ("state", "spool", "log", "munge"):
+        (root / d).mkdir()
+    (root / "munge").chmod(0o700)
+    key, sock = root / "munge" / "munge.key", root / "munge" / "munge.sock"
+    key.write_bytes(os.urandom(1024))
+    key.chmod(0o400)
+    node = socket.gethostname().split(".")[0]
+    conf = root / "slurm.conf"
+    conf.write_text(_slurm_conf(root, node, sock), encoding="utf-8")
+    (root / "cgroup.conf").write_text("CgroupAutomount=no\nConstrainCores=no\n", encoding="utf-8")
+    env = {**os.environ, "SLURM_CONF": str(conf)}
+    log = (root / "log" / "daemons.out").open("w")
+    procs = [
+        subprocess.Popen(
+            [
+                "munged",
+                "-F",
+                "-f",
+                f"--socket={sock}",
+                f"--key-file={key}",
+                f"--pid-file={root}/munge/munged.pid",
+                f"--log-file={root}/munge/munged.log",
+                f"--seed-file={root}/munge/seed",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    ]
+    try:
+        for _ in range(50):
+            if sock.exists():
+                break
+            time.sleep(0.1)
+        procs.append(
+            subprocess.Popen(
+                ["slurmctld", "-D", "-f", str(conf)], stdout=log, stderr=subprocess.STDOUT, env=env
+            )
+        )
+        procs.append(
+            subprocess.Popen(
+                ["slurmd", "-D", "-f", str(conf), "-N", node], stdout=log, stderr=subprocess.STDOUT, env=env
+            )
+        )
+        state = _wait_idle(env, 30)
+        if state != "idle":
+            reason = f"Slurm did not come up (sinfo: {state!r}); logs in {root / 'log'}"
+            print(f"slurm fixture: {reason}\n{(root / 'log' / 'daemons.out').read_text()[-2000:]}")
+            pytest.skip(reason)
+        old = os.environ.get("SLURM_CONF")
+        os.environ["SLURM_CONF"] = str(conf)
+        try:
+            yield SlurmCluster(conf, node, root / "log")
+        finally:
+            if old is None:
+                os.environ.pop("SLURM_CONF", None)
+            else:
+                os.environ["SLURM_CONF"] = old
+    finally:
+        for p in reversed(procs):  # only the daemons this fixture started, by their own handles
+            p.terminate()
+        for p in reversed(procs):
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        log.close()
