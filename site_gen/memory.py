@@ -47,12 +47,18 @@ NCCL_OVERHEAD_GIB = 0.5  # NCCL communicator buffers, per GPU, only when tp x pp
 DEFAULT_MAX_NUM_TOKENS = 8192  # trtllm-bench's usual max_num_tokens
 
 
+# KV-cache dtype spellings seen in result files and TensorRT-LLM options -> KV_BYTES key.
+_KV_ALIASES = {
+    "fp16": "FP16", "float16": "FP16", "half": "FP16", "bf16": "BF16", "bfloat16": "BF16",
+    "fp8": "FP8", "fp8_e4m3": "FP8", "e4m3": "FP8", "int8": "INT8", "nvfp4": "NVFP4", "fp4": "NVFP4",
+}  # fmt: skip
+
+
 def kv_dtype_bytes(kv_dtype: str | None, weight_precision: str) -> float:
-    """Bytes per KV-cache element; unknown dtype: FP8 for FP8/FP4 checkpoints (their default), else 16-bit."""
-    if kv_dtype:
-        key = kv_dtype.upper().replace("FLOAT", "FP").replace("AUTO", "")
-        if key in KV_BYTES:
-            return KV_BYTES[key]
+    """Bytes per KV-cache element; unknown or "auto": FP8 for FP8/FP4 checkpoints (their default), else 2."""
+    key = _KV_ALIASES.get((kv_dtype or "").strip().lower())
+    if key:
+        return KV_BYTES[key]
     return 1 if weight_precision in ("FP8", "FP4", "Mixed") else 2
 
 
