@@ -112,11 +112,30 @@ def dataset_path(job: Job) -> Path:
 
 
 def engine_workspace(job: Job) -> Path:
-    """Per-engine workspace: engines differ by tp, pp and the build-time batch/token limits."""
+    """Per-engine workspace: engines differ by tp, pp and the build-time limits.
+
+    An engine built from a dataset (no explicit limits) is sized for that dataset's lengths, so it is
+    built per workload; one built from explicit limits serves every workload of the sweep.
+    """
     root = Path(job.spec.run.workspace).absolute() if job.spec.run.workspace else job.out_dir / "engines"
     q = job.spec.trtllm.build.quantization or "none"
     key = f"tp{job.tp}_pp{job.pp}_mbs{job.max_batch_size or 'auto'}_mnt{job.max_num_tokens or 'auto'}_q{q}"
+    if _builds_from_dataset(job):
+        key += f"_i{job.isl}s{job.input_stdev}_o{job.osl}s{job.output_stdev}"
     return root / model_slug(job.spec.model.id) / key
+
+
+def _builds_from_dataset(job: Job) -> bool:
+    build = job.spec.trtllm.build
+    return build.tool == "trtllm-bench" and not (job.max_batch_size and job.max_num_tokens)
+
+
+def _longest(job: Job) -> tuple[int, int]:
+    """Longest input and sequence over the sweep's workloads (mean + 6 stdev covers a normal sample)."""
+    ws = job.spec.workloads
+    isl = max(w.isl + 6 * w.input_stdev for w in ws)
+    seq = max(w.isl + 6 * w.input_stdev + w.osl + 6 * w.output_stdev for w in ws)
+    return isl, seq
 
 
 def engine_dir(job: Job) -> Path:
@@ -191,25 +210,25 @@ def _global_options(job: Job) -> list[str]:
 def _build_step(job: Job) -> Step:
     b = job.spec.trtllm.build
     ws = engine_workspace(job)
+    longest_isl, longest_seq = _longest(job)
     if b.tool == "trtllm-build":
         ckpt = b.checkpoint_dir.format(tp=job.tp, pp=job.pp) if b.checkpoint_dir else ""
         argv = ["trtllm-build", "--checkpoint_dir", ckpt, "--output_dir", str(engine_dir(job))]
         argv += _limits(job)
-        if b.max_seq_len:
-            argv += ["--max_seq_len", str(b.max_seq_len)]
+        # trtllm-build's default max_input_len (1024) would refuse longer prompts of the sweep
+        argv += ["--max_input_len", str(longest_isl), "--max_seq_len", str(b.max_seq_len or longest_seq)]
     else:
         argv = [*_global_options(job), "--workspace", str(ws), "build"]
         argv += ["--tp_size", str(job.tp), "--pp_size", str(job.pp)]
         if b.quantization:
             argv += ["--quantization", b.quantization]
-        if b.max_seq_len:
-            argv += ["--max_seq_len", str(b.max_seq_len)]
-        # exactly one build mode: explicit limits, else the dataset (max seq len and average ISL/OSL)
-        argv += (
-            _limits(job)
-            if job.max_batch_size and job.max_num_tokens
-            else ["--dataset", str(dataset_path(job))]
-        )
+        # exactly one build mode: the dataset (max seq len and average ISL/OSL), else explicit limits,
+        # which need --max_seq_len: the longest sequence of the sweep, as the engine serves every workload
+        if _builds_from_dataset(job):
+            argv += ["--max_seq_len", str(b.max_seq_len)] if b.max_seq_len else []
+            argv += ["--dataset", str(dataset_path(job))]
+        else:
+            argv += ["--max_seq_len", str(b.max_seq_len or longest_seq), *_limits(job)]
     argv += b.extra_args
     return Step("build", argv, creates=engine_dir(job) / "config.json")
 

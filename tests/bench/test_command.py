@@ -49,7 +49,7 @@ def test_global_options_come_before_the_subcommand_and_parallelism_after_it(tmp_
     assert argv.index("--model") < sub < argv.index("--tp") and argv.index("--pp") > sub
 
 
-def test_legacy_engine_is_built_once_per_engine_configuration(tmp_path: Path) -> None:
+def test_legacy_engine_with_limits_is_built_once_for_every_workload(tmp_path: Path) -> None:
     p = plan(
         tmp_path,
         {
@@ -65,6 +65,23 @@ def test_legacy_engine_is_built_once_per_engine_configuration(tmp_path: Path) ->
     assert len(p.jobs) == 2 and len(engines) == 1
     build = command.job_steps(p.jobs[0], None, tmp_path / "r.json")[0]
     assert build.name == "build" and build.creates == command.engine_dir(p.jobs[0]) / "config.json"
+    assert build.argv[build.argv.index("--max_seq_len") + 1] == str(2048 + 128)  # the longest workload
+
+
+def test_legacy_engine_built_from_a_dataset_is_built_per_workload(tmp_path: Path) -> None:
+    p = plan(
+        tmp_path,
+        {
+            "trtllm": {"version": "0.21.0", "workflow": "legacy-engine"},
+            "workloads": [
+                {"isl": 128, "osl": 128, "num_requests": 10},
+                {"isl": 2048, "osl": 128, "num_requests": 5},
+            ],
+        },
+    )
+    assert len({command.engine_dir(j) for j in p.jobs}) == 2
+    builds = [command.job_steps(j, None, tmp_path / "r.json")[0].argv for j in p.jobs]
+    assert [b[b.index("--dataset") + 1] for b in builds] == [str(command.dataset_path(j)) for j in p.jobs]
 
 
 def test_kv_fraction_of_a_retry_replaces_the_sweep_value(tmp_path: Path) -> None:

@@ -176,3 +176,22 @@ def test_plan_of_a_bad_sweep_names_the_key_and_exits_1(tmp_path: Path) -> None:
     )
     res = CliRunner().invoke(app, ["plan", str(path)])
     assert res.exit_code == 1 and "workloads.0.isl: expected greater than 0" in res.output
+
+
+def test_legacy_engine_is_built_once_and_reused_by_every_workload(
+    tmp_path: Path, checkpoint: Path, fake_trtllm: Path
+) -> None:
+    over = {
+        "trtllm": {"version": "1.2.0", "workflow": "legacy-engine", "build": {"quantization": "FP8"}},
+        "settings": {"max_batch_size": [64], "max_num_tokens": [2048]},
+        "parallelism": {"tp": [1]},
+        "workloads": [{"isl": 32, "osl": 16, "num_requests": 10}, {"isl": 64, "osl": 16, "num_requests": 10}],
+    }
+    path, db = sweep_file(tmp_path, checkpoint, **over), tmp_path / "runs.duckdb"
+    res = invoke(["run", str(path), "--runs-db", str(db), "--no-progress"], {})
+    assert res.exit_code == 0, res.output
+    calls = [json.loads(line) for line in fake_trtllm.read_text().splitlines()]
+    subcommands = [next(a for a in c if a in ("build", "throughput")) for c in calls]
+    assert subcommands == ["build", "throughput", "throughput"]
+    assert all("--engine_dir" in c and "--backend" in c for c in calls[1:])
+    assert [r["status"] for r in store.attempts(db, "e2e")] == ["ok", "ok"]
