@@ -1,15 +1,15 @@
 """A CSV of published throughput numbers -> result files (``llmbench import-csv``).
 
 Input: one CSV row per published figure, with the columns in ``COLUMNS`` (documented in
-docs/reference/result-schema.md). Output: one result file per submission, that is per source, engine release,
-GPU, model and precision, at ``<results>/<publisher>/trtllm-<version>/<gpu>--<model>--<precision>.yaml``.
-Every row becomes exactly one run; figures are copied, never converted (the ``metric`` column names the field).
-GPU and model labels are mapped to the registries' canonical names and kept verbatim in ``gpu_label`` and
-``model.label``. What the CSV leaves out and NVIDIA documented per release (request counts, release dates) comes
-from ``bench/data/releases.yaml``, and the source notes of the file say so.
+docs/reference/result-schema.md). Output: one result file per submission, that is per source, engine
+release, GPU, model and precision, at ``<results>/<publisher>/trtllm-<version>/<gpu>--<model>--<prec>.yaml``.
+Every row becomes exactly one run; figures are copied, never converted (the ``metric`` column names the
+field). GPU and model labels are mapped to the registries' canonical names and kept verbatim in
+``gpu_label`` and ``model.label``. What the CSV leaves out and NVIDIA documented per release (request
+counts, release dates) comes from ``bench/data/releases.yaml``, and the source notes of the file say so.
 
-All or nothing: every row is checked and every file is built and validated before the first one is written; on
-any problem nothing is written and the problems are raised together (``ImportProblems``).
+All or nothing: every row is checked and every file is built and validated before the first one is
+written; on any problem nothing is written and the problems are raised together (``ImportProblems``).
 """
 
 from __future__ import annotations
@@ -67,7 +67,24 @@ METRICS = {
     "output_tokens_per_sec_per_gpu": "output_tokens_per_s_per_gpu",
     "output_tokens_per_sec_per_user": "output_tokens_per_s_per_user",
 }
-_FILE_KEYS = ["publisher", "source_title", "source_url", "site_url", "date", "system", "engine_version", "version_label", "workflow", "benchmark_tool", "gpu", "gpu_label", "model", "model_label", "checkpoint", "precision"]
+_FILE_KEYS = [
+    "publisher",
+    "source_title",
+    "source_url",
+    "site_url",
+    "date",
+    "system",
+    "engine_version",
+    "version_label",
+    "workflow",
+    "benchmark_tool",
+    "gpu",
+    "gpu_label",
+    "model",
+    "model_label",
+    "checkpoint",
+    "precision",
+]
 
 
 class ImportProblems(UserError):
@@ -211,19 +228,9 @@ def _file_fields(row: dict[str, str], publisher: str | None, tool: str) -> dict[
     }
 
 
-def _run(row: dict[str, str], key: dict[str, Any], filled: set[str]) -> dict[str, Any]:
-    """One row -> one run (plain data, validated later with the whole file)."""
-    notes = _text(row, "notes") or ""
-    metric = _text(row, "metric") or ""
-    if metric not in METRICS:
-        raise _RowError("metric", f"expected one of {', '.join(METRICS)}, got {metric!r}")
-    value = _float(row, "value")
-    if value is None or value <= 0:
-        raise _RowError("value", f"expected a positive number, got {row.get('value')!r}")
-    tp, isl, osl = _int(row, "tp"), _int(row, "isl"), _int(row, "osl")
-    for col, v in (("tp", tp), ("isl", isl), ("osl", osl)):
-        if v is None:
-            raise _RowError(col, "expected a positive whole number, got nothing")
+def _workload(row: dict[str, str], notes: str, key: dict[str, Any], filled: set[str]) -> dict[str, Any]:
+    """ISL/OSL and what is known of the dataset: from the row, its notes, or the release's documentation."""
+    isl, osl = _required_int(row, "isl"), _required_int(row, "osl")
     workload: dict[str, Any] = {"isl": isl, "osl": osl}
     release = releases().get(_version_tuple(key["engine_version"]), {})
     perf_overview = "Performance Overview" in key["source_title"]
@@ -242,18 +249,43 @@ def _run(row: dict[str, str], key: dict[str, Any], filled: set[str]) -> dict[str
     elif perf_overview and release.get("stdev_zero"):
         workload.update(input_stdev=0.0, output_stdev=0.0)
         filled.add("stdev")
+    return workload
+
+
+def _required_int(row: dict[str, str], col: str) -> int:
+    value = _int(row, col)
+    if value is None:
+        raise _RowError(col, "expected a positive whole number, got nothing")
+    return value
+
+
+def _settings(row: dict[str, str], notes: str) -> dict[str, Any]:
+    """Engine settings given in the row or, as trtllm-bench flags, in its notes."""
     settings = {
         "max_batch_size": _int(row, "max_batch_size") or _from_notes(notes, r"--max_batch_size (\d+)"),
         "max_num_tokens": _int(row, "max_num_tokens") or _from_notes(notes, r"--max_num_tokens (\d+)"),
         "kv_cache_free_gpu_mem_fraction": _float(row, "kv_cache_free_gpu_mem_fraction"),
     }
-    parallelism: dict[str, Any] = {"tp": tp, "pp": _int(row, "pp", 1)}
+    return {k: v for k, v in settings.items() if v is not None}
+
+
+def _run(row: dict[str, str], key: dict[str, Any], filled: set[str]) -> dict[str, Any]:
+    """One row -> one run (plain data, validated later with the whole file)."""
+    notes = _text(row, "notes") or ""
+    metric = _text(row, "metric") or ""
+    if metric not in METRICS:
+        raise _RowError("metric", f"expected one of {', '.join(METRICS)}, got {metric!r}")
+    value = _float(row, "value")
+    if value is None or value <= 0:
+        raise _RowError("value", f"expected a positive number, got {row.get('value')!r}")
+    parallelism: dict[str, Any] = {"tp": _required_int(row, "tp"), "pp": _int(row, "pp", 1)}
     if _int(row, "ep") is not None:
         parallelism["ep"] = _int(row, "ep")
     parallelism["attention_dp"] = _attention_dp(row, notes)
-    run: dict[str, Any] = {"parallelism": parallelism, "workload": workload}
-    if any(v is not None for v in settings.values()):
-        run["engine_settings"] = {k: v for k, v in settings.items() if v is not None}
+    run: dict[str, Any] = {"parallelism": parallelism, "workload": _workload(row, notes, key, filled)}
+    settings = _settings(row, notes)
+    if settings:
+        run["engine_settings"] = settings
     run["metrics"] = {METRICS[metric]: value}
     stamp = _text(row, "run_timestamp")
     if stamp:
@@ -287,9 +319,9 @@ def _source_notes(group: _Group, csv_name: str) -> str:
         )
     if "num_requests" in group.filled:
         out.append(
-            f"num_requests is not in the CSV: filled from NVIDIA's documented request count per ISL/OSL for "
-            f"release {k['engine_version']} (perf-overview.md; see docs/trtllm-bench.md, 'How NVIDIA produced "
-            f"the perf-overview numbers')."
+            f"num_requests is not in the CSV: filled from NVIDIA's documented request count per ISL/OSL "
+            f"for release {k['engine_version']} (perf-overview.md; see docs/trtllm-bench.md, 'How NVIDIA "
+            f"produced the perf-overview numbers')."
         )
     if "stdev" in group.filled:
         out.append(

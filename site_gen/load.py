@@ -6,7 +6,12 @@ place: a bad file leaves the previous database untouched. Derived columns are ad
 page and query agrees on them: GPU count, output tokens/s both over all GPUs and per GPU (whichever the
 source gave), the workload label ("128/128"), the GPU architecture and a sortable engine version.
 
-Tables: ``runs`` (one row per run), ``gpus`` and ``models`` (the registries), ``meta`` (one row).
+Speed: workers flatten each valid file into Arrow columns (submission-level values once per file, run-level
+values as arrays), so little crosses the process boundary and DuckDB reads the columns without copying;
+the ``runs`` table is then one SQL join of the run columns with their file's values.
+
+Tables: ``runs`` (one row per run, columns ``RUN_COLUMNS``), ``gpus`` and ``models`` (the registries),
+``meta`` (one row).
 """
 
 from __future__ import annotations
@@ -22,12 +27,21 @@ from typing import Any
 
 from bench import registry
 from bench.errors import UserError
-from bench.resultfile import Outcome, Problem, check_many, find_duplicates, iter_result_files, run_id
+from bench.resultfile import (
+    Outcome,
+    Problem,
+    check_many,
+    find_duplicates,
+    iter_outcomes,
+    iter_result_files,
+    run_ids,
+)
 from bench.schema import SCHEMA_VERSION, ResultFile
 from site_gen import bound
 
 DEFAULT_DB = Path("build/llmbench.duckdb")
 PERCENTILES = ("avg", "p50", "p90", "p95", "p99", "min", "max")
+LATENCIES = ("ttft_ms", "tpot_ms", "request_latency_ms")
 
 
 class IngestError(UserError):
@@ -52,158 +66,290 @@ def version_key(version: str) -> str:
     return ".".join(f"{n:04d}" for n in nums)
 
 
-def flatten(result: ResultFile, file: str, run_ids: list[str] | None = None) -> list[dict[str, Any]]:
-    """One flat dict per run, with the registries' canonical names and the derived columns."""
-    sub, hw, sw, m = result.submission, result.hardware, result.software, result.model
-    gpu = registry.gpus().get(hw.gpu)
-    arch = registry.models().get(m.id)
-    common = {
+def file_values(data: dict[str, Any], file: str) -> dict[str, Any]:
+    """The submission-level columns of a file's runs (validated data as dicts), registry names resolved."""
+    sub, hw, sw, m = data["submission"], data["hardware"], data["software"], data["model"]
+    src = sub["source"]
+    gpu = registry.gpus().get(hw["gpu"])
+    arch = registry.models().get(m["id"])
+    return {
         "file": file,
-        "source_kind": sub.source.kind,
-        "publisher": sub.source.publisher,
-        "source_title": sub.source.title,
-        "source_url": str(sub.source.url) if sub.source.url else None,
-        "submitter": sub.submitter,
-        "system": sub.system,
-        "date": sub.date,
+        "source_kind": src["kind"],
+        "publisher": src["publisher"],
+        "source_title": src["title"],
+        "source_url": str(src["url"]) if src["url"] is not None else None,
+        "submitter": sub["submitter"],
+        "system": sub["system"],
+        "date": sub["date"],
         "gpu": gpu.name,
-        "gpu_label": hw.gpu_label,
+        "gpu_label": hw["gpu_label"],
         "architecture": gpu.architecture,
         "gpu_year": gpu.year,
         "gpu_memory_gb": gpu.memory_gb,
         "hbm_bandwidth_tb_s": gpu.hbm_bandwidth_tb_s,
-        "gpus_per_node": hw.gpus_per_node,
-        "nodes": hw.nodes,
-        "interconnect": hw.interconnect,
-        "engine": sw.engine,
-        "engine_version": sw.engine_version,
-        "version_key": version_key(sw.engine_version),
-        "workflow": sw.workflow,
-        "benchmark_tool": sw.benchmark_tool,
-        "container_image": sw.container_image,
+        "gpus_per_node": hw["gpus_per_node"],
+        "nodes": hw["nodes"],
+        "interconnect": hw["interconnect"],
+        "engine": sw["engine"],
+        "engine_version": sw["engine_version"],
+        "version_key": version_key(sw["engine_version"]),
+        "workflow": sw["workflow"],
+        "benchmark_tool": sw["benchmark_tool"],
+        "container_image": sw["container_image"],
         "model": arch.id,
         "model_name": arch.name,
-        "model_label": m.label,
-        "checkpoint": m.checkpoint,
-        "precision": m.weight_precision,
-        "kv_cache_dtype": m.kv_cache_dtype,
-        "weights": m.weights,
+        "model_label": m["label"],
+        "checkpoint": m["checkpoint"],
+        "precision": m["weight_precision"],
+        "kv_cache_dtype": m["kv_cache_dtype"],
+        "weights": m["weights"],
+        "site_url": str(src["site_url"]) if src["site_url"] is not None else None,
+        "source_notes": src["notes"],
     }
-    ids = run_ids or [run_id(result, i) for i in range(len(result.runs))]
-    return [_run_row(result, i, ids[i], common) for i in range(len(result.runs))]
 
 
-def _run_row(result: ResultFile, i: int, rid: str, common: dict[str, Any]) -> dict[str, Any]:
-    run = result.runs[i]
-    p, w, e, mt = run.parallelism, run.workload, run.engine_settings, run.metrics
-    n_gpus = p.tp * p.pp
-    total, per_gpu = mt.output_tokens_per_s, mt.output_tokens_per_s_per_gpu
-    basis = "total" if total is not None else "per_gpu" if per_gpu is not None else "per_user"
-    row = {
-        "run_id": rid,
-        **common,
-        "run_index": i,
-        "tp": p.tp,
-        "pp": p.pp,
-        "ep": p.ep,
-        "attention_dp": p.attention_dp,
+def run_columns(data: dict[str, Any], ids: list[str]) -> dict[str, list[Any]]:
+    """The run-level columns of a file, one list per column, derived columns included."""
+    runs = data["runs"]
+    par = [r["parallelism"] for r in runs]
+    wl = [r["workload"] for r in runs]
+    es = [r["engine_settings"] for r in runs]
+    mt = [r["metrics"] for r in runs]
+    tp, pp = [p["tp"] for p in par], [p["pp"] for p in par]
+    n_gpus = [t * p for t, p in zip(tp, pp, strict=True)]
+    total = [m["output_tokens_per_s"] for m in mt]
+    per_gpu = [m["output_tokens_per_s_per_gpu"] for m in mt]
+    isl, osl = [w["isl"] for w in wl], [w["osl"] for w in wl]
+    cols: dict[str, list[Any]] = {
+        "run_id": ids,
+        "run_index": list(range(len(runs))),
+        "tp": tp,
+        "pp": pp,
+        "ep": [p["ep"] for p in par],
+        "attention_dp": [p["attention_dp"] for p in par],
         "n_gpus": n_gpus,
-        "isl": w.isl,
-        "osl": w.osl,
-        "workload": f"{w.isl}/{w.osl}",
-        "num_requests": w.num_requests,
-        "concurrency": w.concurrency,
-        "dataset": w.dataset,
-        "streaming": w.streaming,
-        "max_batch_size": e.max_batch_size,
-        "max_num_tokens": e.max_num_tokens,
-        "kv_cache_free_gpu_mem_fraction": e.kv_cache_free_gpu_mem_fraction,
-        "extra_options": json.dumps(e.extra, sort_keys=True) if e.extra else None,
-        "throughput_basis": basis,
-        "output_tps": total if total is not None else (per_gpu * n_gpus if per_gpu is not None else None),
-        "output_tps_per_gpu": per_gpu
-        if per_gpu is not None
-        else (total / n_gpus if total is not None else None),
-        "output_tps_per_user": mt.output_tokens_per_s_per_user,
-        "total_tps": mt.total_tokens_per_s,
-        "requests_per_s": mt.requests_per_s,
-        "duration_s": mt.duration_s,
-        "timestamp": run.timestamp,
-        "command": run.command,
-        "notes": run.notes,
+        "isl": isl,
+        "osl": osl,
+        "workload": [f"{i}/{o}" for i, o in zip(isl, osl, strict=True)],
+        "num_requests": [w["num_requests"] for w in wl],
+        "concurrency": [w["concurrency"] for w in wl],
+        "dataset": [w["dataset"] for w in wl],
+        "streaming": [w["streaming"] for w in wl],
+        "max_batch_size": [e["max_batch_size"] for e in es],
+        "max_num_tokens": [e["max_num_tokens"] for e in es],
+        "kv_cache_free_gpu_mem_fraction": [e["kv_cache_free_gpu_mem_fraction"] for e in es],
+        "extra_options": [json.dumps(e["extra"], sort_keys=True) if e["extra"] else None for e in es],
+        # Which figure the source gave; the other one is derived from it with the run's GPU count.
+        "throughput_basis": [
+            "total" if t is not None else "per_gpu" if g is not None else "per_user"
+            for t, g in zip(total, per_gpu, strict=True)
+        ],
+        "output_tps": [
+            t if t is not None else g * n if g is not None else None
+            for t, g, n in zip(total, per_gpu, n_gpus, strict=True)
+        ],
+        "output_tps_per_gpu": [
+            g if g is not None else t / n if t is not None else None
+            for t, g, n in zip(total, per_gpu, n_gpus, strict=True)
+        ],
+        "output_tps_per_user": [m["output_tokens_per_s_per_user"] for m in mt],
+        "total_tps": [m["total_tokens_per_s"] for m in mt],
+        "requests_per_s": [m["requests_per_s"] for m in mt],
+        "duration_s": [m["duration_s"] for m in mt],
+        "timestamp": [_utc_naive(r["timestamp"]) for r in runs],
+        "command": [r["command"] for r in runs],
+        "notes": [r["notes"] for r in runs],
+        "input_stdev": [w["input_stdev"] for w in wl],
+        "output_stdev": [w["output_stdev"] for w in wl],
     }
-    for name in ("ttft_ms", "tpot_ms", "request_latency_ms"):
-        pct = getattr(mt, name)
+    for name in LATENCIES:
+        pcts = [m[name] for m in mt]
         for k in PERCENTILES:
-            row[f"{name}_{k}"] = getattr(pct, k) if pct is not None else None
-    return row
+            cols[f"{name}_{k}"] = [p[k] if p is not None else None for p in pcts]
+    return cols
 
 
-def _rows(result: ResultFile, file: str, run_ids: list[str]) -> list[tuple]:
-    """Worker payload: the file's runs as tuples in RUN_COLUMNS order (cheap to send between processes)."""
-    return [tuple(row.values()) for row in flatten(result, file, run_ids)]
+def _utc_naive(t: dt.datetime | None) -> dt.datetime | None:
+    """Timestamps are stored as UTC without a zone (DuckDB TIMESTAMP)."""
+    if t is None or t.tzinfo is None:
+        return t
+    return t.astimezone(dt.UTC).replace(tzinfo=None)
+
+
+def flatten(result: ResultFile, file: str, ids: list[str] | None = None) -> list[dict[str, Any]]:
+    """One flat dict per run of a model, keys in ``RUN_COLUMNS`` order (the same values ``ingest`` stores)."""
+    data = result.model_dump()
+    fixed = file_values(data, file)
+    cols = run_columns(data, ids or run_ids(data))
+    return [
+        {c: fixed[c] if c in fixed else cols[c][i] for c, _ in RUN_COLUMNS} for i in range(len(result.runs))
+    ]
+
+
+def _payload(data: dict[str, Any], file: str, ids: list[str]) -> tuple[dict[str, Any], Any]:
+    """Worker payload: the file's values and its runs as one Arrow record batch (compact to send)."""
+    import pyarrow as pa
+
+    cols = run_columns(data, ids)
+    arrays = [pa.array(cols[c], type=_ARROW[c]) for c in RUN_LEVEL]
+    return file_values(data, file), pa.RecordBatch.from_arrays(arrays, names=list(RUN_LEVEL))
+
+
+def _warm_up_arrow() -> None:
+    import pyarrow as pa
+
+    pa.array([1.0])  # pyarrow's first conversion costs ~0.3 s: pay it once, before the workers fork
 
 
 def collect(results_dir: Path, paths: Sequence[Path] | None = None) -> tuple[list[Outcome], list[Problem]]:
     """Check all result files under ``results_dir`` and flatten them; return outcomes and every problem."""
+    _warm_up_arrow()
     files = list(iter_result_files(paths or [results_dir]))
-    outcomes = check_many(files, results_dir, payload_fn=_rows)
+    outcomes = check_many(files, results_dir, payload_fn=_payload)
     problems = [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, results_dir)
     return outcomes, problems
 
 
+_BATCH_RUNS = 50_000  # runs per INSERT while the workers go on checking (bounds the parent's memory)
+
+
 def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
-    """Build the DuckDB database from results/, all or nothing."""
-    outcomes, problems = collect(results_dir)
-    if problems:
-        raise IngestError(problems)
-    rows = [row for o in outcomes if o.payload for row in o.payload]
-    write_db(rows, db)
-    return IngestReport(files=len(outcomes), runs=len(rows), db=db)
+    """Build the DuckDB database from results/, all or nothing.
+
+    Runs are inserted into a new database file while later files are still being checked (the two overlap);
+    if any file has a problem, or a run is duplicated, the new file is deleted and ``db`` is left as it was.
+    """
+    _warm_up_arrow()
+    files = list(iter_result_files([results_dir]))
+    outcomes: list[Outcome] = []
+    with DbWriter(db) as writer:
+        pending: list[tuple[dict[str, Any], Any]] = []
+        failed = False
+        for o in iter_outcomes(files, results_dir, payload_fn=_payload):
+            outcomes.append(Outcome(o.file, o.problems, o.run_ids))  # keep ids, drop the columns
+            failed = failed or bool(o.problems)
+            if o.payload and not failed:
+                pending.append(o.payload)
+                if sum(b.num_rows for _, b in pending) >= _BATCH_RUNS:
+                    writer.add(arrow_tables(pending))
+                    pending = []
+        problems = [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, results_dir)
+        if problems:
+            raise IngestError(problems)  # DbWriter deletes the new file
+        if pending:
+            writer.add(arrow_tables(pending))
+        writer.commit()
+    return IngestReport(files=len(outcomes), runs=writer.runs, db=db)
 
 
-def write_db(rows: list[dict[str, Any]], db: Path) -> None:
-    """Write rows and registries to a new database file, then rename it over ``db``."""
-    import duckdb
+def arrow_tables(payloads: Sequence[tuple[dict[str, Any], Any]]) -> tuple[Any, Any]:
+    """Worker payloads -> (run-level table with file_idx, file-level table with file_idx)."""
+    import numpy as np
+    import pyarrow as pa
+
+    batches = [batch for _, batch in payloads]
+    lengths = [b.num_rows for b in batches]
+    runs = pa.Table.from_batches(batches, schema=_run_schema()) if batches else _run_schema().empty_table()
+    runs = runs.append_column("file_idx", pa.array(np.repeat(np.arange(len(batches)), lengths)))
+    files = pa.table(
+        {c: pa.array([v[c] for v, _ in payloads], type=_ARROW[c]) for c in FILE_LEVEL}
+        | {"file_idx": pa.array(np.arange(len(payloads)))}
+    )
+    return runs, files
+
+
+class DbWriter:
+    """A new database file beside ``db``: create the tables, add runs, then ``commit`` renames it over ``db``.
+
+    Leaving the ``with`` block without ``commit`` (an exception, a problem found) deletes the new file, so
+    the previous database stays byte-identical.
+    """
+
+    def __init__(self, db: Path) -> None:
+        self.db, self.runs = db, 0
+        self.tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
+
+    def __enter__(self) -> DbWriter:
+        import duckdb
+
+        self.db.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp.unlink(missing_ok=True)
+        # One DuckDB thread: the checking workers already use every core while runs are inserted.
+        self.con = duckdb.connect(str(self.tmp), config={"threads": 1})
+        self.con.execute(f"CREATE TABLE runs ({', '.join(f'{c} {t}' for c, t in RUN_COLUMNS)})")
+        return self
+
+    def add(self, tables: tuple[Any, Any]) -> None:
+        """Insert runs: each run's columns beside its file's values (Arrow gather), in file and run order."""
+        import pyarrow as pa
+
+        run_tbl, file_tbl = tables
+        per_run = file_tbl.take(run_tbl["file_idx"])
+        flat = pa.table({c: per_run[c] if c in FILE_LEVEL else run_tbl[c] for c, _ in RUN_COLUMNS})
+        self.con.register("run_rows", flat)
+        self.con.execute("INSERT INTO runs SELECT * FROM run_rows")
+        self.con.unregister("run_rows")
+        self.runs += flat.num_rows
+
+    def commit(self) -> None:
+        """Add the derived tables and columns, close, and rename the new file over ``db``."""
+        _finish(self.con, self.runs)
+        self.con.close()
+        os.replace(self.tmp, self.db)
+
+    def __exit__(self, *exc: object) -> None:
+        self.con.close()  # a no-op after commit
+        self.tmp.unlink(missing_ok=True)
+
+
+def _finish(con: Any, runs: int) -> None:
+    """With the runs table filled: derived columns, registry tables and the meta row."""
     import pandas as pd
 
-    db.parent.mkdir(parents=True, exist_ok=True)
-    tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    try:
-        con = duckdb.connect(str(tmp))
-        try:
-            names = [c for c, _ in RUN_COLUMNS]
-            con.execute(f"CREATE TABLE runs ({', '.join(f'{c} {t}' for c, t in RUN_COLUMNS)})")
-            if rows:
-                runs_df = pd.DataFrame.from_records(rows, columns=names)
-                con.register("runs_df", runs_df)
-                con.execute("INSERT INTO runs SELECT * FROM runs_df")
-                con.unregister("runs_df")
-            bound.add_columns(con)  # bound_output_tps, pct_of_bound (site_gen/bound.py)
-            for table, records in (
-                ("gpus", [_gpu_row(g) for g in registry.gpus().entries]),
-                ("models", [_model_row(m) for m in registry.models().entries]),
-            ):
-                con.register(f"{table}_df", pd.DataFrame(records))
-                con.execute(f"CREATE TABLE {table} AS SELECT * FROM {table}_df")
-            con.execute(
-                "CREATE TABLE meta AS SELECT ?::INTEGER AS schema_version, ?::TIMESTAMP AS ingested_at,"
-                " ?::INTEGER AS runs",
-                [SCHEMA_VERSION, dt.datetime.now(dt.UTC).replace(tzinfo=None), len(rows)],
-            )
-        finally:
-            con.close()
-        os.replace(tmp, db)
-    finally:
-        tmp.unlink(missing_ok=True)
+    bound.add_columns(con)  # bound_output_tps, pct_of_bound (site_gen/bound.py)
+    for table, records in (
+        ("gpus", [_gpu_row(g) for g in registry.gpus().entries]),
+        ("models", [_model_row(m) for m in registry.models().entries]),
+    ):
+        con.register(f"{table}_df", pd.DataFrame(records))
+        con.execute(f"CREATE TABLE {table} AS SELECT * FROM {table}_df")
+        con.unregister(f"{table}_df")
+    con.execute(
+        "CREATE TABLE meta AS SELECT ?::INTEGER AS schema_version, ?::TIMESTAMP AS ingested_at,"
+        " ?::INTEGER AS runs",
+        [SCHEMA_VERSION, dt.datetime.now(dt.UTC).replace(tzinfo=None), runs],
+    )
+
+
+def write_db(tables: tuple[Any, Any] | list[dict[str, Any]], db: Path) -> None:
+    """Write runs and registries to a new database file, then rename it over ``db``.
+
+    ``tables`` is what ``arrow_tables`` returns, or (for callers with a few rows) a list of ``flatten`` rows.
+    """
+    with DbWriter(db) as writer:
+        writer.add(_tables_from_rows(tables) if isinstance(tables, list) else tables)
+        writer.commit()
+
+
+def _tables_from_rows(rows: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """``flatten`` rows -> the two tables (each row its own file entry; small inputs only)."""
+    import pyarrow as pa
+
+    payloads = []
+    for r in rows:
+        batch = pa.RecordBatch.from_arrays(
+            [pa.array([r[c]], type=_ARROW[c]) for c in RUN_LEVEL], list(RUN_LEVEL)
+        )
+        payloads.append(({c: r[c] for c in FILE_LEVEL}, batch))
+    return arrow_tables(payloads)
 
 
 def _percentile_columns() -> list[tuple[str, str]]:
-    return [(f"{n}_{k}", "DOUBLE") for n in ("ttft_ms", "tpot_ms", "request_latency_ms") for k in PERCENTILES]
+    return [(f"{n}_{k}", "DOUBLE") for n in LATENCIES for k in PERCENTILES]
 
 
-# The runs table's schema, in column order; flatten() must produce exactly these keys (tested).
+# The runs table's schema, in column order; flatten() produces exactly these keys (tested). New columns are
+# appended at the end so that positional readers keep working.
 RUN_COLUMNS: list[tuple[str, str]] = [
     ("run_id", "VARCHAR"),
     ("file", "VARCHAR"),
@@ -264,7 +410,49 @@ RUN_COLUMNS: list[tuple[str, str]] = [
     ("command", "VARCHAR"),
     ("notes", "VARCHAR"),
     *_percentile_columns(),
+    ("site_url", "VARCHAR"),
+    ("source_notes", "VARCHAR"),
+    ("input_stdev", "DOUBLE"),
+    ("output_stdev", "DOUBLE"),
 ]
+# Columns whose value is the same for every run of a file (computed once per file by file_values).
+FILE_LEVEL: tuple[str, ...] = (
+    "file", "source_kind", "publisher", "source_title", "source_url", "submitter", "system", "date",
+    "gpu", "gpu_label", "architecture", "gpu_year", "gpu_memory_gb", "hbm_bandwidth_tb_s", "gpus_per_node",
+    "nodes", "interconnect", "engine", "engine_version", "version_key", "workflow", "benchmark_tool",
+    "container_image", "model", "model_name", "model_label", "checkpoint", "precision", "kv_cache_dtype",
+    "weights", "site_url", "source_notes",
+)  # fmt: skip
+RUN_LEVEL: tuple[str, ...] = tuple(c for c, _ in RUN_COLUMNS if c not in FILE_LEVEL)
+
+
+def _arrow_types() -> dict[str, Any]:
+    import pyarrow as pa
+
+    by_sql = {
+        "VARCHAR": pa.string(),
+        "DATE": pa.date32(),
+        "INTEGER": pa.int64(),
+        "DOUBLE": pa.float64(),
+        "BOOLEAN": pa.bool_(),
+        "TIMESTAMP": pa.timestamp("us"),
+    }
+    return {c: by_sql[t] for c, t in RUN_COLUMNS}
+
+
+class _LazyTypes(dict):  # Arrow types without importing pyarrow at module import (the CLI stays fast)
+    def __missing__(self, key: str) -> Any:
+        self.update(_arrow_types())
+        return dict.__getitem__(self, key)
+
+
+_ARROW: dict[str, Any] = _LazyTypes()
+
+
+def _run_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([(c, _ARROW[c]) for c in RUN_LEVEL])
 
 
 def _gpu_row(g: registry.Gpu) -> dict[str, Any]:
