@@ -85,7 +85,8 @@ def filter_latency(url: str, gpu: str, precision: str) -> tuple[list[float], int
                 ("precision", precision),
                 ("gpu", gpu),
             ):
-                page.click(f'.lb-filter[data-dim="{dim}"] .lb-filter-button')
+                if page.is_hidden(f'.lb-filter[data-dim="{dim}"] .lb-options'):
+                    page.click(f'.lb-filter[data-dim="{dim}"] .lb-filter-button')
                 before = page.evaluate("document.querySelector('.lb-scope').dataset.lbRendered")
                 page.click(f'.lb-filter[data-dim="{dim}"] input[value="{value}"]')
                 page.wait_for_function(

@@ -91,7 +91,7 @@ def write_fixture_results(folder: Path) -> None:
 
 def build(results: Path, work: Path, poke_db=None) -> Path:
     """ingest + generate + mkdocs build --strict into work/site; optionally change the DB in between."""
-    from site_gen.build import generate, render_site
+    from site_gen.build import render_site
     from site_gen.load import ingest
 
     db = work / "llmbench.duckdb"
@@ -100,7 +100,6 @@ def build(results: Path, work: Path, poke_db=None) -> Path:
         con = duckdb.connect(str(db))
         poke_db(con)
         con.close()
-    generate(db, ROOT / "docs")
     # LLMBENCH_SITE_STRICT=0 lets a developer look at the site while another page is broken; default strict.
     render_site(ROOT / "mkdocs.yml", work / "site", db, strict=os.environ.get("LLMBENCH_SITE_STRICT") != "0")
     return work

@@ -12,7 +12,7 @@
 (function () {
   "use strict";
 
-  const TABLE_LIMIT = 1000; // rows rendered at once; the CSV always has every filtered row
+  const TABLE_LIMIT = 100; // rows rendered at first (DOM cost); "Show all rows" renders the rest; the CSV has all
   const pending = {}; // data key -> Promise of the loaded script
   const decoded = {}; // data key -> row objects (decoded once per session)
   let charts = []; // {el, spec, view, rows} of the current page
@@ -397,12 +397,24 @@
       tooltip: { theme: dark ? "dark" : "light" },
     });
     chart.view = result.view;
+    chart.shown = null;
+    chart.started = false;
     await setRows(chart, chart.rows);
   }
 
   async function setRows(chart, rows) {
+    // Send only the difference to Vega (incremental dataflow): a narrowing filter removes, widening inserts.
+    const before = chart.shown || new Set();
+    const after = new Set(rows);
+    const removed = [], added = [];
+    for (const r of before) if (!after.has(r)) removed.push(r);
+    for (const r of rows) if (!before.has(r)) added.push(r);
     chart.rows = rows;
-    chart.view.data("runs", rows);
+    chart.shown = after;
+    if (removed.length || added.length || !chart.started) {
+      chart.view.change("runs", window.vega.changeset().remove(removed).insert(added));
+      chart.started = true;
+    }
     if ((chart.spec.params || []).some((p) => p.name === "gpus_shown")) {
       chart.view.signal("gpus_shown", distinct(rows, "gpu", "gpu_order")); // legend: GPUs drawn only
     }
@@ -472,6 +484,15 @@
     await api.ready;
     document.body.dataset.lbReady = String(Date.now());
   }
+
+  // A click outside an open filter, or Escape, closes it.
+  document.addEventListener("click", (ev) => {
+    if (ev.target.closest && ev.target.closest(".lb-filter")) return;
+    scopes.forEach((s) => s.widgets && s.toggle(null, false));
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") scopes.forEach((s) => s.widgets && s.toggle(null, false));
+  });
 
   window.addEventListener("popstate", () => {
     const scope = scopes.find((s) => s.ownsUrl);
