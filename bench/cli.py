@@ -119,6 +119,7 @@ def submit_cmd(
         for s in scripts:
             print(f"# --- {s.name}.sbatch (jobs {','.join(map(str, s.jobs))})\n{s.text}")
         return
+    store.ensure(runs_db)  # created once here, not raced for by the array tasks
     ids = slurm.submit(scripts, plan.out_dir)
     err.print(f"submitted {', '.join(ids)} ({len(plan.jobs)} job(s)); logs in {plan.out_dir / 'slurm'}")
     if not wait:
@@ -152,6 +153,27 @@ def export_cmd(
 # --- results store (issue: results store) ------------------------------------------------------------
 
 
+@command("import-csv")
+def import_csv_cmd(
+    csv_file: Path = typer.Argument(..., exists=True, dir_okay=False, help="CSV of published figures."),
+    results_dir: Path = RESULTS_DIR,
+    publisher: str = typer.Option(None, "--publisher", help="Default: the CSV's column, else title's 1st word."),
+    submitter: str = typer.Option("llmbench import-csv", "--submitter", help="Who adds the files."),
+    benchmark_tool: str = typer.Option("trtllm-bench", "--benchmark-tool", help="When the CSV has no column."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check and list the files; write nothing."),
+) -> None:
+    """Turn a CSV of published numbers into result files (one per source, release, GPU, model, precision)."""
+    from bench.importcsv import build, read_csv, write_files
+
+    files = build(read_csv(csv_file), csv_file.name, publisher, submitter, benchmark_tool)
+    if not dry_run:
+        write_files(files, results_dir)
+    for rel in files:
+        print(results_dir / rel)
+    verb = "would write" if dry_run else "wrote"
+    err.print(f"[green]{verb}[/green] {len(files)} file(s) under {results_dir} from {csv_file.name}")
+
+
 @command("validate")
 def validate_cmd(
     paths: list[Path] = typer.Argument(None, help="Files or folders to check (default: results/)."),
@@ -161,6 +183,8 @@ def validate_cmd(
     from bench.resultfile import check_many, find_duplicates, iter_result_files
 
     files = list(iter_result_files(paths or [results_dir]))
+    if not files:
+        raise UserError(f"no result files (*.yaml) in {', '.join(map(str, paths or [results_dir]))}")
     root = results_dir if all(p.is_relative_to(results_dir) for p in files) else Path.cwd()
     outcomes = check_many(files, root)
     problems = [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, root)
@@ -180,6 +204,54 @@ def ingest_cmd(results_dir: Path = RESULTS_DIR, db: Path = DB_PATH) -> None:
 
     report = ingest(results_dir, db)
     err.print(f"[green]ingested[/green] {report.runs:,} run(s) from {report.files} file(s) into {report.db}")
+
+
+@command("list")
+def list_cmd(
+    gpu: str = typer.Option(None, "--gpu", help="GPU name or alias (e.g. H200), else a substring."),
+    model: str = typer.Option(None, "--model", help="Model id, name or alias, else a substring."),
+    precision: str = typer.Option(None, "--precision", help="FP16, BF16, FP8, FP4, ..."),
+    isl: int = typer.Option(None, "--isl", help="Input sequence length."),
+    osl: int = typer.Option(None, "--osl", help="Output sequence length."),
+    tp: int = typer.Option(None, "--tp", help="Tensor-parallel size."),
+    source: str = typer.Option(None, "--source", help="Publisher (KISTI, NVIDIA) or measured/published."),
+    limit: int = typer.Option(200, "--limit", help="Show at most this many runs (0: all)."),
+    results_dir: Path = RESULTS_DIR,
+    db: Path = DB_PATH,
+) -> None:
+    """Show runs as a table, filtered; (re)builds the database first if results/ changed since."""
+    from rich.console import Console
+
+    from site_gen import listing
+    from site_gen.load import ingest
+
+    if listing.is_stale(results_dir, db):
+        report = ingest(results_dir, db)
+        err.print(f"ingested {report.runs:,} run(s) from {report.files} file(s) into {db}")
+    filters = listing.Filters(gpu, model, precision, isl, osl, tp, source)
+    rows, total = listing.query(db, filters, limit or None)
+    if not rows:
+        hint = listing.no_match_hint(filters)
+        raise UserError(f"no runs match ({filters.describe()})" + (f"; {hint}" if hint else ""))
+    shown = f"{len(rows):,} of {total:,} run(s)" if len(rows) < total else f"{total:,} run(s)"
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=160)  # piped: whole rows, not squeezed to 80 columns
+    console.print(listing.table(rows, f"{shown} (filters: {filters.describe()})"))
+
+
+@command("schema")
+def schema_cmd(
+    output: Path = typer.Option(None, "--output", help="Default: results/result.schema.json."),
+    results_dir: Path = RESULTS_DIR,
+) -> None:
+    """Write the result-file JSON Schema, generated from the pydantic model (for editors and CI)."""
+    from bench.resultfile import write_text_atomic
+    from bench.schema import SCHEMA_FILE, json_schema_text
+
+    path = output or results_dir / SCHEMA_FILE
+    write_text_atomic(path, json_schema_text())
+    err.print(f"[green]wrote[/green] {path}")
 
 
 # --- site (issue 3: comparison site) ---------------------------------------------------------------

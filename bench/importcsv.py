@@ -430,6 +430,15 @@ def _files(groups: Iterable[_Group], csv_name: str) -> dict[Path, str]:
     return out
 
 
+def write_files(files: dict[Path, str], results_dir: Path) -> list[Path]:
+    """Write built files under ``results_dir`` (each atomically); return their paths."""
+    out = []
+    for rel, text in files.items():
+        write_text_atomic(results_dir / rel, text)
+        out.append(results_dir / rel)
+    return out
+
+
 def import_csv(
     csv_path: Path,
     results_dir: Path,
@@ -440,6 +449,4 @@ def import_csv(
     """Import one CSV into ``results_dir``: build and validate every file, then write them all."""
     rows = read_csv(csv_path)
     files = build(rows, csv_path.name, publisher, submitter, benchmark_tool)
-    for rel, text in files.items():
-        write_text_atomic(results_dir / rel, text)
-    return ImportReport(files=[results_dir / p for p in files], runs=len(rows))
+    return ImportReport(files=write_files(files, results_dir), runs=len(rows))

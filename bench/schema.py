@@ -255,3 +255,19 @@ def dict_validator() -> TypeAdapter[dict[str, Any]]:
     many files are checked and the models are not needed (``bench.resultfile.check_many``).
     """
     return TypeAdapter(_typed_dict(ResultFile))
+
+
+SCHEMA_FILE = "result.schema.json"  # written to results/ by `llmbench schema`, for editors and other tools
+
+
+def json_schema_text() -> str:
+    """The JSON Schema of a result file (generated from ``ResultFile``), as stable, diff-friendly text."""
+    import json
+
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"https://llmbench/result.schema.v{SCHEMA_VERSION}.json",
+        **ResultFile.model_json_schema(),
+    }
+    schema["title"] = f"llmbench result file, schema_version {SCHEMA_VERSION}"
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
