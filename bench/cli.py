@@ -157,9 +157,9 @@ def export_cmd(
 def import_csv_cmd(
     csv_file: Path = typer.Argument(..., exists=True, dir_okay=False, help="CSV of published figures."),
     results_dir: Path = RESULTS_DIR,
-    publisher: str = typer.Option(None, "--publisher", help="Default: the CSV's column, else title's 1st word."),
+    publisher: str = typer.Option(None, "--publisher", help="Default: CSV column, else 1st word of title."),
     submitter: str = typer.Option("llmbench import-csv", "--submitter", help="Who adds the files."),
-    benchmark_tool: str = typer.Option("trtllm-bench", "--benchmark-tool", help="When the CSV has no column."),
+    benchmark_tool: str = typer.Option("trtllm-bench", "--benchmark-tool", help="If the CSV has no column."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check and list the files; write nothing."),
 ) -> None:
     """Turn a CSV of published numbers into result files (one per source, release, GPU, model, precision)."""
