@@ -17,6 +17,7 @@ import yaml
 
 from bench import registry
 from site_gen import bound, load, markers, memory, views
+from tests.guide.conftest import with_browser
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "guide"
@@ -164,15 +165,6 @@ def test_diagrams_are_self_contained_svg_with_a_title() -> None:
 
 # ------------------------------------------------------------------------------------- in a browser
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
@@ -195,8 +187,6 @@ def site_url(db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
 
 @pytest.mark.browser
 def test_guide_pages_render_charts_and_planner_offline(site_url: str) -> None:
-    from playwright.sync_api import sync_playwright
-
     errors: list[str] = []
     external: list[str] = []
 
@@ -208,31 +198,29 @@ def test_guide_pages_render_charts_and_planner_offline(site_url: str) -> None:
             external.append(url)
             r.abort()  # type: ignore[attr-defined]
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            context.route("**/*", route)
-            page = context.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-            for p in PAGES:
-                page.goto(f"{site_url}/guide/{p.stem}.html")
-                if "<!-- " in p.read_text(encoding="utf-8"):
-                    page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
-                    assert page.locator(".lb-chart svg, .lb-chart canvas").count() >= 1, p.name
-                    assert page.locator(".lb-error, .lb-empty").count() == 0, p.name
-            # A shared planner link restores its state and shows the Python numbers.
-            arch = registry.models().get("Mixtral 8x7B").model_dump()
-            page.goto(
-                f"{site_url}/guide/07-memory.html?model=mistralai/Mixtral-8x7B-v0.1&weights=FP8&kv=FP8"
-                "&batch=64&seq=2048&tp=2&pp=1&max_num_tokens=4096"
-            )
-            page.wait_for_selector(".llmbench-planner__row")
-            want = memory.plan(arch, memory.PlanInput("FP8", "FP8", 64, 2048, 2, 1, 4096))
-            assert f"= {want.total / GIB:.1f} GiB" in page.inner_text(".llmbench-planner__summary")
-            assert page.locator(".llmbench-planner__row").count() == len(registry.gpus().entries)
-        finally:
-            browser.close()
+    def drive(browser: object) -> None:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+        context.route("**/*", route)
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        for p in PAGES:
+            page.goto(f"{site_url}/guide/{p.stem}.html")
+            if "<!-- " in p.read_text(encoding="utf-8"):
+                page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+                assert page.locator(".lb-chart svg, .lb-chart canvas").count() >= 1, p.name
+                assert page.locator(".lb-error, .lb-empty").count() == 0, p.name
+        # A shared planner link restores its state and shows the Python numbers.
+        arch = registry.models().get("Mixtral 8x7B").model_dump()
+        page.goto(
+            f"{site_url}/guide/07-memory.html?model=mistralai/Mixtral-8x7B-v0.1&weights=FP8&kv=FP8"
+            "&batch=64&seq=2048&tp=2&pp=1&max_num_tokens=4096"
+        )
+        page.wait_for_selector(".llmbench-planner__row")
+        want = memory.plan(arch, memory.PlanInput("FP8", "FP8", 64, 2048, 2, 1, 4096))
+        assert f"= {want.total / GIB:.1f} GiB" in page.inner_text(".llmbench-planner__summary")
+        assert page.locator(".llmbench-planner__row").count() == len(registry.gpus().entries)
+
+    with_browser(drive)
     assert errors == []
     assert external == []

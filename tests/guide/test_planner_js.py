@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from site_gen import memory
+from tests.guide.conftest import with_browser
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANNER_JS = ROOT / "docs" / "assets" / "js" / "planner.js"
@@ -83,14 +84,6 @@ def test_exported_payload_carries_every_registry_gpu_and_no_test_model(payload: 
 
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def _page(tmp_path: Path, payload: dict) -> Path:
@@ -108,50 +101,45 @@ def _page(tmp_path: Path, payload: dict) -> Path:
 @pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed")
 def test_planner_page_shows_python_numbers_and_fits_offline(payload: dict, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     hostile = {**payload["models"][0], "id": "x/evil", "name": "<img src=x onerror=window.pwned=1>"}
     payload = {**payload, "models": [*payload["models"], hostile]}
     page_file = _page(tmp_path, payload)
     arch = next(m for m in payload["models"] if m["id"] == "meta-llama/Llama-3.1-70B-Instruct")
     requests: list[str] = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.on("request", lambda r: requests.append(r.url))
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(page_file.as_uri())
-            page.wait_for_selector(".llmbench-planner__row")
-            # Default: Llama 3.1 70B, FP16 weights and KV, batch 32, 4096 tokens, TP4.
-            want = memory.plan(arch, memory.PlanInput("FP16", "FP16", 32, 4096, 4, 1))
-            summary = page.inner_text(".llmbench-planner__summary")
-            assert f"= {want.total / memory.GIB:.1f} GiB" in summary
-            assert "320 KiB" in summary and "2560 KiB (8.0x)" in summary
-            rows = page.locator(".llmbench-planner__row")
-            assert rows.count() == len(payload["gpus"])
 
-            # A bigger batch overflows the 80 GB GPUs at TP4; the planner says so and names the smallest fit.
-            page.fill("input[name=batch]", "256")
-            page.dispatch_event("input[name=batch]", "input")
-            big = memory.PlanInput("FP16", "FP16", 256, 4096, 4, 1)
-            fits = {r["gpu"]: r for r in memory.fit_table(arch, big, payload["gpus"])}
-            h100 = page.locator(".llmbench-planner__row", has_text="H100 SXM 80GB").inner_text()
-            assert not fits["H100 SXM 80GB"]["fits"] and "does not fit" in h100
-            assert (
-                f"needs {fits['H100 SXM 80GB']['min_gpus']} GPUs ({fits['H100 SXM 80GB']['min_layout']})"
-                in h100
-            )
-            assert "batch=256" in page.url  # the state is in the address, so it can be shared
+    def drive(browser: object) -> None:
+        page = browser.new_page()  # type: ignore[attr-defined]
+        page.on("request", lambda r: requests.append(r.url))
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(page_file.as_uri())
+        page.wait_for_selector(".llmbench-planner__row")
+        # Default: Llama 3.1 70B, FP16 weights and KV, batch 32, 4096 tokens, TP4.
+        want = memory.plan(arch, memory.PlanInput("FP16", "FP16", 32, 4096, 4, 1))
+        summary = page.inner_text(".llmbench-planner__summary")
+        assert f"= {want.total / memory.GIB:.1f} GiB" in summary
+        assert "320 KiB" in summary and "2560 KiB (8.0x)" in summary
+        rows = page.locator(".llmbench-planner__row")
+        assert rows.count() == len(payload["gpus"])
 
-            # Registry strings are text, never markup.
-            page.select_option("select[name=model]", "x/evil")
-            assert page.evaluate("window.pwned") is None
-            assert "<img" in page.inner_text("select[name=model]")
-            assert errors == []
-        finally:
-            browser.close()
+        # A bigger batch overflows the 80 GB GPUs at TP4; the planner says so and names the smallest fit.
+        page.fill("input[name=batch]", "256")
+        page.dispatch_event("input[name=batch]", "input")
+        big = memory.PlanInput("FP16", "FP16", 256, 4096, 4, 1)
+        fits = {r["gpu"]: r for r in memory.fit_table(arch, big, payload["gpus"])}
+        h100 = page.locator(".llmbench-planner__row", has_text="H100 SXM 80GB").inner_text()
+        assert not fits["H100 SXM 80GB"]["fits"] and "does not fit" in h100
+        h100_fit = fits["H100 SXM 80GB"]
+        assert f"needs {h100_fit['min_gpus']} GPUs ({h100_fit['min_layout']})" in h100
+        assert "batch=256" in page.url  # the state is in the address, so it can be shared
+
+        # Registry strings are text, never markup.
+        page.select_option("select[name=model]", "x/evil")
+        assert page.evaluate("window.pwned") is None
+        assert "<img" in page.inner_text("select[name=model]")
+        assert errors == []
+
+    with_browser(drive)
     assert all(u.startswith("file://") for u in requests), requests
 
 
