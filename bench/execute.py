@@ -284,6 +284,7 @@ def run_plan(
     """Run every selected job; never stop on a failure; return what happened."""
     console = console or Console(stderr=True, highlight=False)
     jobs = select(plan, only)
+    store.ensure(db)
     summary = Summary()
     if resume:
         done = store.completed(db, plan.sweep.name)

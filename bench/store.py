@@ -80,8 +80,10 @@ def _with_retry(fn: Callable[[], T]) -> T:
     while True:
         try:
             return fn()
-        except duckdb.IOException as e:
-            if "lock" not in str(e).lower() or time.monotonic() > deadline:
+        except (duckdb.IOException, duckdb.InvalidInputException) as e:
+            # held by another writer, or a file another process is creating right now
+            transient = any(w in str(e).lower() for w in ("lock", "not a valid duckdb database"))
+            if not transient or time.monotonic() > deadline:
                 raise
             time.sleep(delay * (1 + random.random()))
             delay = min(delay * 2, 2.0)
@@ -107,6 +109,19 @@ def insert(db: Path, row: dict[str, Any]) -> None:
         except BaseException:
             con.rollback()
             raise
+        finally:
+            con.close()
+
+    _with_retry(go)
+
+
+def ensure(db: Path) -> None:
+    """Create the database and its table now (before array tasks race to create it)."""
+
+    def go() -> None:
+        con = _connect(db)
+        try:
+            _create(con)
         finally:
             con.close()
 
@@ -164,7 +179,7 @@ def latest_ok(db: Path, sweeps: list[str] | None = None) -> list[RunRecord]:
     sql = f"""
         SELECT * FROM runs WHERE status = 'ok' {where}
         QUALIFY row_number() OVER (PARTITION BY job_id ORDER BY finished_at DESC, attempt DESC) = 1
-        ORDER BY sweep, job_index
+        ORDER BY sweep, job_index, job_id
     """
     return [_decode(r) for r in _query(db, sql, params)]
 
