@@ -28,7 +28,7 @@ from typing import Any
 GIB = 2**30
 
 # Bytes per stored weight by the result files' weight precision. FP4/INT4 ignore the block scales
-# (NVFP4: one FP8 scale per 16 weights, +6%), "Mixed" (NVIDIA 0.12/0.15 tables) is FP8 with a few FP16 layers.
+# (NVFP4: one FP8 scale per 16 weights, +12.5%); "Mixed" (NVIDIA 0.12/0.15 tables) counts as FP8.
 WEIGHT_BYTES: dict[str, float] = {
     "FP32": 4,
     "FP16": 2,
