@@ -14,7 +14,9 @@ The model (docs/guide/08-speed-of-light.md derives and discusses it):
   max(bytes moved / bandwidth, FLOPs / peak), bytes = weights read once + B sequences' KV cache;
 - a request costs its prefill plus (OSL - 1) decode steps shared by B requests (the first output token
   comes out of prefill): bound = OSL / (t_prefill + (OSL - 1) x t_step / B).
-Every simplification makes the bound larger, never smaller (see ``_parts``), so a real run stays below it.
+The simplifications make the bound larger, never smaller (see ``_parts``), so a real run stays below it;
+two modelling choices could err low: room for all ISL + OSL tokens per sequence (the admission rule of
+TensorRT-LLM's default GUARANTEED_NO_EVICT scheduler) and uniform MoE routing.
 """
 
 from __future__ import annotations
