@@ -195,3 +195,30 @@ def test_legacy_engine_is_built_once_and_reused_by_every_workload(
     assert subcommands == ["build", "throughput", "throughput"]
     assert all("--engine_dir" in c and "--backend" in c for c in calls[1:])
     assert [r["status"] for r in store.attempts(db, "e2e")] == ["ok", "ok"]
+
+
+def _explorer_runs(site: Path) -> list[dict[str, Any]]:
+    """The run tables the built site ships to the browser (assets/data/runs.*.js), as dicts of columns."""
+    out = []
+    for f in sorted((site / "assets" / "data").glob("runs.*.js")):
+        text = f.read_text(encoding="utf-8")
+        out.append(json.loads(text[text.index("]=") + 2 :].rstrip().rstrip(";")))
+    return out
+
+
+def test_exported_runs_show_in_the_built_explorer(tmp_path: Path, checkpoint: Path) -> None:
+    from site_gen.build import render_site
+    from site_gen.load import ingest
+
+    path, db = sweep_file(tmp_path, checkpoint, parallelism={"tp": [1, 2]}), tmp_path / "r.duckdb"
+    results, site_db = tmp_path / "res", tmp_path / "llmbench.duckdb"
+    assert invoke(["run", str(path), "--runs-db", str(db), "--no-progress"], {}).exit_code == 0
+    assert invoke(["export", "--runs-db", str(db), "--results", str(results)], {}).exit_code == 0
+    ingest(results, site_db)
+    render_site(Path(__file__).resolve().parents[2] / "mkdocs.yml", tmp_path / "site", site_db)
+    (table,) = [t for t in _explorer_runs(tmp_path / "site") if t["n"]]
+    cols = table["columns"]
+    assert cols["tp"] == [1, 2] and cols["publisher"]["dict"] == ["llmbench CI"]
+    assert cols["source_kind"]["dict"] == ["measured"] and cols["gpu"]["dict"] == ["H200 SXM 141GB"]
+    stored = sorted((r["job"]["tp"], r["metrics"]["output_tokens_per_s"]) for r in store.latest_ok(db))
+    assert cols["output_tps"] == pytest.approx([tps for _, tps in stored], abs=0.01)
