@@ -210,6 +210,11 @@ def test_guide_pages_render_charts_and_planner_offline(site_url: str) -> None:
                 page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
                 assert page.locator(".lb-chart svg, .lb-chart canvas").count() >= 1, p.name
                 assert page.locator(".lb-error, .lb-empty").count() == 0, p.name
+        # Reached by Material's instant navigation (no full page load), the planner still mounts.
+        page.goto(f"{site_url}/guide/01-inference.html")
+        page.click('article a[href$="07-memory.html"]')
+        page.wait_for_selector(".llmbench-planner__row")
+        assert page.url == f"{site_url}/guide/07-memory.html"  # unchanged until the reader changes something
         # A shared planner link restores its state and shows the Python numbers.
         arch = registry.models().get("Mixtral 8x7B").model_dump()
         page.goto(

@@ -301,17 +301,17 @@
     host.appendChild(legend());
     host.appendChild(bars);
 
-    function update() {
+    function update(share) {
       var s = readState(form);
       var arch = data.models.filter(function (m) { return m.id === s.model; })[0];
       var p = plan(arch, s, C);
       renderSummary(summary, arch, s, p, C);
       renderBars(bars, p, fitTable(arch, s, data.gpus, C), C);
-      writeUrl(s);
+      if (share) writeUrl(s); // only after a change: a plain visit keeps a clean address
     }
-    form.addEventListener("input", update);
-    form.addEventListener("change", update);
-    update();
+    form.addEventListener("input", function () { update(true); });
+    form.addEventListener("change", function () { update(true); });
+    update(false);
   }
 
   function mountAll() {
