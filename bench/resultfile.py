@@ -9,6 +9,7 @@ across files. ``write_file`` validates first, then writes to a temporary file an
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import operator
@@ -77,7 +78,8 @@ def _read_text(path: Path, name: str) -> tuple[str | None, Problem | None]:
     if not path.is_file():
         return None, Problem(name, None, "", "expected a result file, got a directory or special file")
     if size > MAX_FILE_BYTES:
-        return None, Problem(name, None, "", f"file is {size:,} bytes; expected at most {MAX_FILE_BYTES:,}")
+        msg = f"expected a result file of at most {MAX_FILE_BYTES:,} bytes, got {size:,} bytes (not read)"
+        return None, Problem(name, None, "", msg)
     data = path.read_bytes()  # size checked first: an oversized file is never read
     try:
         text = data.decode("utf-8")
@@ -85,7 +87,9 @@ def _read_text(path: Path, name: str) -> tuple[str | None, Problem | None]:
         line = data[: e.start].count(b"\n") + 1
         return None, Problem(name, line, "", f"expected UTF-8 text, got byte 0x{data[e.start]:02x}")
     if not text.strip():
-        return None, Problem(name, None, "", "file is empty; expected a result mapping (schema_version, ...)")
+        return None, Problem(
+            name, 1, "", "expected a result mapping (schema_version, ...), got an empty file"
+        )
     return text, None
 
 
@@ -94,11 +98,47 @@ def parse(text: str, name: str) -> tuple[Any, Problem | None]:
     try:
         data = _parse_yaml(text)
     except Exception as e:  # yaml_rs raises YAMLDecodeError and, on limits, other errors
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        return None, Problem(name, _yaml_error_line(str(e)), "", f"invalid YAML: {msg}")
+        return None, _yaml_problem(name, str(e) or type(e).__name__, text)
     if not isinstance(data, dict):
-        return None, Problem(name, 1, "", f"expected a mapping at the top, got {type(data).__name__}")
+        got = "an empty document" if data is None else type(data).__name__
+        return None, Problem(name, 1, "", f"expected a mapping at the top (schema_version, ...), got {got}")
     return data, None
+
+
+def _yaml_problem(name: str, message: str, text: str) -> Problem:
+    """A yaml-rs error as a located problem: its line, column and the reason (its last line)."""
+    lines = message.splitlines()
+    m = re.match(r"YAML parse error at line (\d+), column (\d+)", lines[0])
+    if m:
+        return Problem(name, int(m.group(1)), "", f"invalid YAML at column {m.group(2)}: {lines[-1].strip()}")
+    dup = re.match(r"duplicate mapping key: '(.*)'", lines[0])
+    if dup:
+        line, path = _duplicate_key(text, dup.group(1))
+        return Problem(name, line, path, f"expected each key once per mapping, got {dup.group(1)!r} again")
+    if "alias" in lines[0]:
+        return Problem(name, None, "", f"expected plain YAML, got too many alias expansions ({lines[0]})")
+    return Problem(name, _yaml_error_line(message), "", f"invalid YAML: {lines[0]}")
+
+
+def _duplicate_key(text: str, key: str) -> tuple[int | None, str]:
+    """Line and field path of the second occurrence of a key (PyYAML keeps duplicates; aliases unexpanded)."""
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return None, ""
+    stack: list[tuple[Any, tuple]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for k, v in node.value:
+                if k.value == key and k.value in seen:
+                    return k.start_mark.line + 1, ".".join(map(str, (*path, key)))
+                seen.add(k.value)
+                stack.append((v, (*path, k.value)))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((v, (*path, i)) for i, v in enumerate(node.value))
+    return None, ""
 
 
 def check_file(path: Path, root: Path | None = None) -> Checked:
@@ -119,8 +159,7 @@ def check_text(text: str, name: str) -> Checked:
     try:
         result = ResultFile.model_validate(data)
     except ValidationError as e:
-        lines = _LineMap(text)
-        return Checked(name, None, [_problem(name, err, lines) for err in e.errors()])
+        return Checked(name, None, _all_problems(name, e, data, _LineMap(text)))
     problems = _registry_problems(name, result.hardware.gpu, result.model.id, _LineMap(text))
     return Checked(name, None if problems else result, problems)
 
@@ -136,19 +175,28 @@ def check_data(text: str, name: str) -> tuple[dict[str, Any] | None, list[Proble
     try:
         valid = dict_validator().validate_python(data)
     except ValidationError as e:
-        lines = _LineMap(text)
-        return None, [_problem(name, err, lines) for err in e.errors()]
+        return None, _all_problems(name, e, data, _LineMap(text))
     problems = _registry_problems(name, valid["hardware"]["gpu"], valid["model"]["id"], _LineMap(text))
     return (None if problems else valid), problems
 
 
-def _registry_problems(name: str, gpu: str, model: str, lines: _LineMap) -> list[Problem]:
+def _all_problems(name: str, e: ValidationError, data: dict[str, Any], lines: _LineMap) -> list[Problem]:
+    """Schema problems, and unknown GPU or model names too (where those fields are strings), in line order."""
+    problems = [_problem(name, err, lines) for err in e.errors()]
+    gpu, model = (data.get("hardware") or {}), (data.get("model") or {})
+    gpu = gpu.get("gpu") if isinstance(gpu, dict) else None
+    model = model.get("id") if isinstance(model, dict) else None
+    problems += _registry_problems(name, gpu, model, lines)
+    return sorted(problems, key=lambda p: p.line or 0)
+
+
+def _registry_problems(name: str, gpu: Any, model: Any, lines: _LineMap) -> list[Problem]:
     out = []
     for kind, index, value, loc in (
         ("GPU", registry.gpus(), gpu, ("hardware", "gpu")),
         ("model", registry.models(), model, ("model", "id")),
     ):
-        if index.find(value) is None:
+        if isinstance(value, str) and index.find(value) is None:
             near = index.suggest(value)
             hint = f"; closest known: {', '.join(near)}" if near else ""
             msg = f"expected a known {kind} (see bench/data), got {value!r}{hint}"
@@ -166,10 +214,16 @@ def _problem(name: str, err: Any, lines: _LineMap) -> Problem:
         text = "expected a value (required field), got nothing"
         return Problem(name, lines.line(loc[:-1]), path, text)
     if kind == "extra_forbidden":
-        text = f"unknown field {loc[-1]!r}; expected one of: {_allowed_fields(loc[:-1])}"
+        allowed = _allowed_fields(loc[:-1])
+        near = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        text = f"unknown field {loc[-1]!r}{hint}; expected one of: {', '.join(allowed)}"
         return Problem(name, lines.line(loc, key=True), path, text)
+    if kind == "value_error":  # our own checks (bench.schema) already say "expected ..., got ..."
+        return Problem(name, lines.line(loc), path, msg.removeprefix("Value error, "))
     expected = re.sub(r"^(Input|Value) should (be )?", "", msg)
-    expected = re.sub(r"^Value error, ", "", expected)
+    if kind.startswith(("date_", "datetime_")):  # pydantic's wording here is about its internals
+        expected = "a date (YYYY-MM-DD)" if kind.startswith("date_") else "an ISO 8601 date-time"
     got = err.get("input")
     got_text = "nothing" if got is None else f"{type(got).__name__} {_short(got)}"
     return Problem(name, lines.line(loc), path, f"expected {expected}, got {got_text}")
@@ -180,19 +234,19 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _allowed_fields(loc: tuple) -> str:
+def _allowed_fields(loc: tuple) -> list[str]:
     model: Any = ResultFile
     for part in loc:
         if isinstance(part, int):
             continue
         field = model.model_fields.get(part)
         if field is None:
-            return "?"
+            return []
         ann = field.annotation
         model = next((a for a in getattr(ann, "__args__", (ann,)) if hasattr(a, "model_fields")), ann)
         if hasattr(ann, "__origin__") and ann.__origin__ is list:
             model = ann.__args__[0]
-    return ", ".join(getattr(model, "model_fields", {}))
+    return list(getattr(model, "model_fields", {}))
 
 
 class _LineMap:

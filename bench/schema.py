@@ -46,7 +46,8 @@ class Source(_Strict):
 class Submission(_Strict):
     submitter: NonEmptyStr
     system: NonEmptyStr = Field(description="Name of the system, e.g. 'KISTI Neuron', 'DGX H200'.")
-    date: dt.date = Field(description="Date the numbers were measured or published.")
+    # strict=False: a quoted "2026-04-20" is a date too (YAML writers often quote them); numbers stay refused
+    date: dt.date = Field(strict=False, description="Date the numbers were measured or published.")
     source: Source
 
 
@@ -80,7 +81,7 @@ class Software(_Strict):
 
 def _check_workflow(engine: str, workflow: str | None) -> None:
     if engine == "tensorrt-llm" and workflow is None:
-        raise ValueError("workflow is required for engine tensorrt-llm (pytorch or legacy-engine)")
+        raise ValueError("expected a workflow (pytorch or legacy-engine) for engine tensorrt-llm, got none")
 
 
 class Model(_Strict):
@@ -159,8 +160,8 @@ class Metrics(_Strict):
 
 
 _NO_THROUGHPUT = (
-    "at least one of output_tokens_per_s, output_tokens_per_s_per_gpu, "
-    "output_tokens_per_s_per_user is required"
+    "expected at least one of output_tokens_per_s, output_tokens_per_s_per_gpu, "
+    "output_tokens_per_s_per_user, got none of them"
 )
 
 
@@ -180,7 +181,7 @@ class Run(_Strict):
     workload: Workload
     engine_settings: EngineSettings = EngineSettings()
     metrics: Metrics
-    timestamp: dt.datetime | None = None
+    timestamp: dt.datetime | None = Field(default=None, strict=False, description="When the run ended (ISO).")
     command: str | None = Field(default=None, max_length=20000, description="Exact command that produced it.")
     notes: str | None = Field(default=None, max_length=4000)
 

@@ -1,0 +1,51 @@
+"""Results-store fixtures: a small valid result file, scratch results folders, the real database.
+
+``real_db`` is built once per session from the committed results/ (all 4,345 imported runs) with the real
+``ingest``; the bad-input tests use a scratch folder holding ``data/valid.yaml`` plus one bad file.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from site_gen.load import ingest
+
+HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+KISTI_CSV = SHARED_DATA / "kisti_neuron_trtllm.csv"
+NVIDIA_CSV = SHARED_DATA / "nvidia_trtllm_perf_overview.csv"
+
+
+@pytest.fixture(scope="session")
+def valid_text() -> str:
+    """A small, hand-written valid result file (2 runs); tests mutate copies of it."""
+    return (HERE / "data" / "valid.yaml").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def results(tmp_path: Path, valid_text: str) -> Path:
+    """A scratch results folder holding the valid file as good/valid.yaml."""
+    folder = tmp_path / "results"
+    (folder / "good").mkdir(parents=True)
+    (folder / "good" / "valid.yaml").write_text(valid_text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def real_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The DuckDB database built by ``ingest`` from the committed results/."""
+    db = tmp_path_factory.mktemp("db") / "llmbench.duckdb"
+    ingest(ROOT / "results", db)
+    return db
+
+
+@pytest.fixture
+def kisti_results(tmp_path: Path) -> Path:
+    """A scratch copy of the committed KISTI results (63 runs, 7 files)."""
+    folder = tmp_path / "results"
+    shutil.copytree(ROOT / "results" / "kisti", folder / "kisti")
+    return folder

@@ -1,0 +1,171 @@
+"""bench.importcsv: the committed results/ are exactly what import-csv makes of the two published CSVs."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from bench.cli import app
+from bench.importcsv import COLUMNS, build, clean_version, read_csv
+from bench.resultfile import check_file
+
+from .conftest import KISTI_CSV, NVIDIA_CSV, ROOT
+
+
+@pytest.fixture(scope="module")
+def built() -> dict[Path, str]:
+    """Both CSVs built into result files in memory (nothing written)."""
+    files = build(read_csv(KISTI_CSV), KISTI_CSV.name)
+    files.update(build(read_csv(NVIDIA_CSV), NVIDIA_CSV.name))
+    return files
+
+
+def _load(rel: str) -> dict:
+    result = check_file(ROOT / "results" / rel).result
+    assert result is not None
+    return result.model_dump()
+
+
+def test_committed_results_are_exactly_the_import_of_both_csvs(built: dict[Path, str]) -> None:
+    committed = {p.relative_to(ROOT / "results") for p in (ROOT / "results").rglob("*.yaml")}
+    assert committed == set(built)
+    for rel, text in built.items():
+        assert (ROOT / "results" / rel).read_text(encoding="utf-8") == text, rel
+
+
+def test_every_row_is_one_run_and_every_figure_is_kept_exactly(built: dict[Path, str]) -> None:
+    for csv_path, folder in ((KISTI_CSV, "kisti"), (NVIDIA_CSV, "nvidia")):
+        with csv_path.open(encoding="utf-8") as f:
+            values = sorted(float(r["value"]) for r in csv.DictReader(f))
+        runs = [r for rel in built if rel.parts[0] == folder for r in _load(str(rel))["runs"]]
+        figures = [v for r in runs for k, v in r["metrics"].items() if k.startswith("output_tokens") and v]
+        assert sorted(figures) == values
+
+
+def test_files_are_grouped_per_release_gpu_model_and_precision(built: dict[Path, str]) -> None:
+    assert Path("nvidia/trtllm-1.2/b200-180gb--deepseek-r1-0528--fp4.yaml") in built
+    assert Path("kisti/trtllm-1.2.0/h200-sxm-141gb--llama-3.1-8b-instruct--fp8.yaml") in built
+    assert len([p for p in built if p.parts[0] == "kisti"]) == 7
+
+
+def test_labels_map_to_canonical_names_and_are_kept() -> None:
+    d = _load("nvidia/trtllm-0.13.0/gh200-96gb--meta-llama-3-70b-instruct--fp8.yaml")
+    assert (d["hardware"]["gpu"], d["hardware"]["gpu_label"]) == ("GH200 96GB", "GH200 120GB")
+    assert (d["model"]["id"], d["model"]["label"]) == ("meta-llama/Meta-Llama-3-70B-Instruct", "Llama 3 70B")
+    d = _load("nvidia/trtllm-1.2/b300-288gb--qwen3-235b-a22b--fp4.yaml")
+    assert (d["hardware"]["gpu"], d["hardware"]["gpu_label"]) == ("B300 288GB", "B300 (beta)")
+
+
+def test_tool_metric_parallelism_and_documented_request_counts() -> None:
+    d = _load("nvidia/trtllm-0.10.0/h100-sxm-80gb--llama-2-70b-hf--fp8.yaml")
+    assert d["software"]["benchmark_tool"] == "gptManagerBenchmark"
+    assert {r["workload"]["num_requests"] for r in d["runs"]} == {2000}
+    d = _load("nvidia/trtllm-1.2/b200-180gb--deepseek-r1-0528--fp4.yaml")
+    run = next(r for r in d["runs"] if (r["workload"]["isl"], r["workload"]["osl"]) == (1024, 8192))
+    assert run["parallelism"] == {"tp": 4, "pp": 1, "ep": 4, "attention_dp": True}
+    assert run["metrics"]["output_tokens_per_s_per_gpu"] > 0 and run["metrics"]["output_tokens_per_s"] is None
+    assert run["workload"]["num_requests"] == 1500
+    assert "filled from NVIDIA's documented request count" in d["submission"]["source"]["notes"]
+    assert "approximate" in d["submission"]["source"]["notes"]
+    d = _load("nvidia/trtllm-0.12.0/gh200-96gb--llama-2-7b-hf--fp8.yaml")
+    assert {r["workload"]["num_requests"] for r in d["runs"]} == {None}  # not documented for 0.12
+
+
+def test_blog_rows_keep_version_label_settings_and_three_figures() -> None:
+    d = _load("nvidia/trtllm-0.18/b200-180gb--deepseek-r1--fp4.yaml")
+    assert d["software"]["engine_version"] == "0.18"
+    assert "'0.18/0.19 (early 2025, PyTorch backend)'" in d["submission"]["source"]["notes"]
+    dep8 = [r for r in d["runs"] if r["parallelism"]["attention_dp"]]
+    assert len(dep8) == 3 and {tuple(k for k, v in r["metrics"].items() if v) for r in dep8} == {
+        ("output_tokens_per_s",),
+        ("output_tokens_per_s_per_gpu",),
+        ("output_tokens_per_s_per_user",),
+    }
+    assert dep8[0]["engine_settings"]["max_batch_size"] == 384
+    assert dep8[0]["workload"]["concurrency"] == 3072 and dep8[0]["workload"]["num_requests"] == 49152
+
+
+def test_kisti_engine_settings_and_timestamp_are_kept() -> None:
+    d = _load("kisti/trtllm-1.2.0/h200-sxm-141gb--llama-3.1-70b-instruct--fp8.yaml")
+    assert d["model"]["checkpoint"] == "nvidia/Llama-3.1-70B-Instruct-FP8"
+    settings = {
+        (
+            r["engine_settings"]["max_num_tokens"],
+            r["engine_settings"]["max_batch_size"],
+            r["engine_settings"]["kv_cache_free_gpu_mem_fraction"],
+        )
+        for r in d["runs"]
+    }
+    assert settings == {(8192, 2048, 0.95)}
+    assert str(d["runs"][0]["timestamp"]) == "2026-04-15 11:44:32"
+    assert d["submission"]["source"]["site_url"] is not None
+
+
+def test_another_centres_csv_with_the_documented_columns_imports(tmp_path: Path, runner) -> None:
+    src = tmp_path / "centre.csv"
+    src.write_text(
+        "source_title,source_date,system,gpu,model,precision,tp,isl,osl,num_requests,trtllm_version,workflow,"
+        "metric,value\n"
+        "Example Centre benchmark report 2026,2026-03-01,Example Cluster,NVIDIA H100 80GB HBM3,Llama 3.3 70B,"
+        "FP8,4,1024,1024,3000,1.1.0rc5,pytorch,output_tokens_per_sec_total,12345.6\n",
+        encoding="utf-8",
+    )
+    out = runner.invoke(
+        app, ["import-csv", str(src), "--results", str(tmp_path / "r"), "--publisher", "Example"]
+    )
+    assert out.exit_code == 0, out.output
+    path = tmp_path / "r/example/trtllm-1.1.0rc5/h100-sxm-80gb--llama-3.3-70b-instruct--fp8.yaml"
+    d = check_file(path).result
+    assert d is not None and d.runs[0].metrics.output_tokens_per_s == 12345.6
+    assert (d.submission.source.publisher, d.submission.system, str(d.submission.date)) == (
+        "Example",
+        "Example Cluster",
+        "2026-03-01",
+    )
+    assert runner.invoke(app, ["validate", str(tmp_path / "r")]).exit_code == 0
+
+
+def test_bad_rows_are_all_reported_with_csv_line_and_nothing_is_written(tmp_path: Path, runner) -> None:
+    src = tmp_path / "bad.csv"
+    rows = [
+        "source_title,gpu,model,precision,tp,isl,osl,trtllm_version,workflow,metric,value",
+        "T,H200,Llama 3.1 8B,FP8,1,128,128,1.2,pytorch,output_tokens_per_sec_total,100",
+        "T,H9000,Llama 3.1 8B,FP8,1,128,128,1.2,pytorch,output_tokens_per_sec_total,100",
+        "T,H200,Llama 3.1 8B,FP8,two,128,128,1.2,pytorch,output_tokens_per_sec_total,100",
+        "T,H200,Llama 3.1 8B,FP8,1,128,128,1.2,pytorch,tokens_per_sec,100",
+        "T,H200,Llama 3.1 8B,FP8,1,128,128,1.2,pytorch,output_tokens_per_sec_total,-3",
+    ]
+    src.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = runner.invoke(app, ["import-csv", str(src), "--results", str(tmp_path / "r")])
+    assert out.exit_code == 1
+    assert "bad.csv:3: gpu: expected a known GPU, got 'H9000'" in out.output
+    assert "bad.csv:4: tp: expected a whole number, got 'two'" in out.output
+    assert "bad.csv:5: metric: expected one of output_tokens_per_sec_total" in out.output
+    assert "bad.csv:6: value: expected a positive number, got '-3'" in out.output
+    assert "4 problem(s) in the CSV; nothing written" in out.output
+    assert not (tmp_path / "r").exists()
+
+
+def test_unknown_and_missing_columns_are_refused(tmp_path: Path, runner) -> None:
+    src = tmp_path / "cols.csv"
+    src.write_text("source_title,gpu,modle,precision\n", encoding="utf-8")
+    out = runner.invoke(app, ["import-csv", str(src), "--results", str(tmp_path / "r")])
+    assert out.exit_code == 1
+    assert "cols.csv:1: unknown column(s) modle; missing column(s) model, tp, isl" in out.output
+    assert f"expected columns: {', '.join(COLUMNS)}" in out.output
+
+
+@pytest.mark.parametrize(
+    ("label", "clean"),
+    [
+        ("0.18/0.19 (early 2025, PyTorch backend)", "0.18"),
+        ("1.2.0rc6", "1.2.0rc6"),
+        ("v0.10.0", "0.10.0"),
+        ("0.17", "0.17"),
+        ("main", None),
+    ],
+)
+def test_clean_version(label: str, clean: str | None) -> None:
+    assert clean_version(label) == clean

@@ -1,0 +1,60 @@
+"""bench.schema: the committed JSON Schema matches the model; the dict validator agrees with the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from bench.cli import app
+from bench.resultfile import check_data, check_text, parse
+from bench.schema import SCHEMA_FILE, SCHEMA_VERSION, ResultFile, dict_validator, json_schema_text
+
+from .conftest import ROOT
+from .test_resultfile import BAD
+
+
+def test_committed_json_schema_equals_the_models_schema() -> None:
+    assert (ROOT / "results" / SCHEMA_FILE).read_text(encoding="utf-8") == json_schema_text()
+    schema = json.loads(json_schema_text())
+    assert schema["properties"]["schema_version"] == {
+        "const": SCHEMA_VERSION,
+        "title": "Schema Version",
+        "type": "integer",
+    }
+    assert schema["additionalProperties"] is False
+
+
+def test_schema_command_writes_the_file(tmp_path: Path, runner) -> None:
+    out = runner.invoke(app, ["schema", "--results", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / SCHEMA_FILE).read_text(encoding="utf-8") == json_schema_text()
+
+
+def test_dict_validator_gives_what_the_model_gives_for_every_committed_file() -> None:
+    files = sorted((ROOT / "results").rglob("*.yaml"))
+    assert len(files) == 403
+    for path in files[::8]:  # a spread of releases, GPUs and both sources (every file is checked by validate)
+        data, problem = parse(path.read_text(encoding="utf-8"), path.name)
+        assert problem is None
+        assert dict_validator().validate_python(data) == ResultFile.model_validate(data).model_dump()
+
+
+@pytest.mark.parametrize("case", [c for c, (how, _) in BAD.items() if isinstance(how, tuple)])
+def test_both_validators_report_the_same_problems(case: str, valid_text: str) -> None:
+    old, new = BAD[case][0]  # type: ignore[misc]
+    text = valid_text.replace(old, new, 1)
+    _, fast = check_data(text, "f.yaml")
+    assert fast == check_text(text, "f.yaml").problems
+    assert fast
+
+
+def test_quoted_dates_are_dates_but_free_text_versions_are_refused(valid_text: str) -> None:
+    data, problems = check_data(valid_text.replace("date: 2026-04-20", 'date: "2026-04-20"'), "f.yaml")
+    assert not problems and str(data["submission"]["date"]) == "2026-04-20"
+    _, problems = check_data(valid_text.replace("1.2.0", "'0.18/0.19 (early 2025)'"), "f.yaml")
+    assert [p.path for p in problems] == ["software.engine_version"]
+    with pytest.raises(ValidationError):
+        ResultFile.model_validate({"schema_version": 2})
