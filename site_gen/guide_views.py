@@ -27,7 +27,9 @@ def pct_of_bound_by_gpu(ctx: ChartContext) -> alt.Chart:
         .mark_point(filled=True, opacity=0.6, size=40)
         .encode(
             x=gpu_x(ctx),
-            y=alt.Y("pct_of_bound:Q", title=METRICS["pct_of_bound"], scale=alt.Scale(domain=[0, 100])),
+            y=alt.Y(
+                "pct_of_bound:Q", title=METRICS["pct_of_bound"], scale=alt.Scale(zero=True)
+            ),  # no cap: a run above 100% must show
             color=gpu_color(ctx),
             tooltip=run_tooltip(ctx),
         )
