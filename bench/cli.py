@@ -88,9 +88,15 @@ def run_cmd(
     from bench.execute import run_plan
     from bench.sweep import load_plan
 
-    console = Console(stderr=True, highlight=False, force_terminal=None if progress else False)
-    indices = {int(x) for x in only.split(",")} if only else None
-    summary = run_plan(load_plan(sweep_file, out), runs_db, resume=resume, only=indices, console=console)
+    console = Console(stderr=True, highlight=False)
+    try:
+        indices = {int(x) for x in only.split(",")} if only else None
+    except ValueError:
+        raise UserError(
+            f"--only: expected job indices like 0,3 (as `plan` numbers them), got {only!r}"
+        ) from None
+    plan = load_plan(sweep_file, out)
+    summary = run_plan(plan, runs_db, resume=resume, only=indices, console=console, progress=progress)
     err.print(
         f"{summary.ok} ok, {summary.failed} failed, {summary.skipped_done} already done, "
         f"{summary.retries} OOM retr{'y' if summary.retries == 1 else 'ies'}; runs in {runs_db}"
@@ -125,10 +131,12 @@ def submit_cmd(
     if not wait:
         return
     states = slurm.wait(ids, poll_s, timeout_s)
-    counts = store.summary(runs_db, plan.sweep.name)
-    shown = ", ".join(f"{k} {v}" for k, v in sorted(states.items()))
-    err.print(f"Slurm: {shown}; attempts in the runs database: {counts}")
-    if any(v != "COMPLETED" for v in states.values()):
+    shown = ", ".join(f"{k} {v}" for k, v in sorted(states.items())) or "final states unknown"
+    done = store.completed(runs_db, plan.sweep.name)
+    missing = [j.index for j in plan.jobs if j.id not in done]
+    err.print(f"Slurm: {shown}; {len(plan.jobs) - len(missing)} of {len(plan.jobs)} job(s) ok ({runs_db})")
+    if missing:
+        err.print(f"[red]no successful run[/red] for job(s) {', '.join(map(str, missing))} (`llmbench plan`)")
         raise typer.Exit(1)
 
 

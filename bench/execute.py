@@ -117,29 +117,35 @@ def run_attempt(job: Job, number: int, kv_fraction: float | None) -> Attempt:
     steps = command.job_steps(job, kv_fraction, rep)
     att.command = "\n".join(s.shell for s in steps)
     timeout, grace = job.spec.run.timeout_s, job.spec.run.kill_grace_s
-    rc, timed_out = None, False
+    rc, timed_out, ran = None, False, None
     for step in steps:
         if step.creates and step.creates.exists():
             _note(log, f"{step.name}: {step.creates} exists, reusing it")
             continue
+        ran = step.name
         rc, timed_out = run_process(step.argv, log, timeout, grace)
         if timed_out or (rc != 0 and step.name != "benchmark"):
             break
     att.exit_code, text = rc, log.read_text(encoding="utf-8", errors="replace")
     att.finished_at = dt.datetime.now(dt.UTC)
-    if not timed_out and steps[-1].name == "benchmark" and (rc == 0 or report.has_summary(text)):
+    att.log_tail = report.tail(text)
+    if ran != "benchmark":  # a build step failed or timed out; a lower KV fraction would not help
+        diag = report.diagnose(text, rc, timed_out, timeout)
+        att.status = "timeout" if timed_out else "failed"
+        att.error = f"{ran} step: {diag.message}"
+        return att
+    if not timed_out and (rc == 0 or report.has_summary(text)):
         try:
             att.parsed = report.parse(
                 rep.read_text(encoding="utf-8") if rep.exists() else None, text, rep.name
             )
-            att.status = "ok"
+            att.status, att.log_tail = "ok", None
             return att
         except (report.ReportError, OSError) as e:
             att.error = f"exit code {rc} but no usable result: {e}"
     diag = report.diagnose(text, rc, timed_out, timeout)
     att.status = diag.kind
     att.error = att.error if att.error and diag.kind == "failed" else diag.message
-    att.log_tail = report.tail(text)
     return att
 
 
@@ -274,12 +280,29 @@ def select(plan: Plan, only: set[int] | None) -> list[Job]:
     return [j for j in plan.jobs if j.index in only]
 
 
+def check_version(plan: Plan, installed: str | None) -> None:
+    """Stop before any job when the installed TensorRT-LLM takes other command lines than the sweep's."""
+    declared = plan.sweep.trtllm.version
+    if plan.sweep.engine != "trtllm-bench" or not installed:
+        return
+    try:
+        differ = [f for f in command.SINCE if command.has(installed, f) != command.has(declared, f)]
+    except ValueError:
+        return
+    if differ:
+        raise UserError(
+            f"trtllm.version: the sweep says {declared} but TensorRT-LLM {installed} is installed, and their "
+            f"command lines differ ({', '.join(differ)}); set trtllm.version: {installed}"
+        )
+
+
 def run_plan(
     plan: Plan,
     db: Path,
     resume: bool = False,
     only: set[int] | None = None,
     console: Console | None = None,
+    progress: bool = True,
 ) -> Summary:
     """Run every selected job; never stop on a failure; return what happened."""
     console = console or Console(stderr=True, highlight=False)
@@ -300,7 +323,8 @@ def run_plan(
         "dataset_eos_id": tok["eos_id"],
         "dataset_tokenizer_source": tok["tokenizer_source"],
     }
-    with _progress(console) as bar:
+    check_version(plan, env.get("trtllm_version"))  # type: ignore[arg-type]
+    with _progress(console, progress) as bar:
         task = bar.add_task(plan.sweep.name, total=len(jobs), ok=0, failed=0, left=len(jobs))
         for job in jobs:
             bar.update(task, description=escape(f"[{job.index}] {job.label}"))
@@ -344,7 +368,7 @@ def _run_one(
         console.print(f"[red]failed[/red] {escape(line)}")
 
 
-def _progress(console: Console) -> Progress:
+def _progress(console: Console, enabled: bool) -> Progress:
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -354,4 +378,5 @@ def _progress(console: Console) -> Progress:
         TimeRemainingColumn(),
         console=console,
         transient=False,
+        disable=not enabled,
     )

@@ -124,10 +124,12 @@ def submit(scripts: list[Script], out_dir: Path) -> list[str]:
 
 
 def queued(job_ids: list[str]) -> list[str]:
-    """States of the jobs (and array tasks) still in squeue."""
+    """States of the jobs (and array tasks) still in squeue; an unreachable controller is an error."""
     res = _slurm(["squeue", "-h", "-j", ",".join(job_ids), "-o", "%T"])
-    if res.returncode != 0:  # squeue errors once every id has left the queue (invalid job id)
-        return []
+    if res.returncode != 0:
+        if "invalid job id" in res.stderr.lower():  # every id has left the queue
+            return []
+        raise UserError(f"squeue failed: {res.stderr.strip() or res.stdout.strip()}")
     return [line.strip() for line in res.stdout.splitlines() if line.strip()]
 
 

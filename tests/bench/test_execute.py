@@ -49,3 +49,11 @@ def test_only_selects_jobs_by_plan_index_and_rejects_unknown_ones(tmp_path: Path
     assert [j.tp for j in execute.select(p, {0, 2})] == [1, 4]
     with pytest.raises(execute.UserError, match="no job with index"):
         execute.select(p, {7})
+
+
+def test_installed_version_of_another_era_stops_the_sweep_before_any_job(tmp_path: Path) -> None:
+    p = plan(tmp_path, {"trtllm": {"version": "1.2.0"}})
+    execute.check_version(p, "1.2.0rc6")  # same command lines: fine
+    execute.check_version(p, None)  # unknown (no tensorrt_llm importable): fine
+    with pytest.raises(execute.UserError, match=r"TensorRT-LLM 1\.1\.0 is installed.*config_alias"):
+        execute.check_version(p, "1.1.0")

@@ -222,3 +222,26 @@ def test_exported_runs_show_in_the_built_explorer(tmp_path: Path, checkpoint: Pa
     assert cols["source_kind"]["dict"] == ["measured"] and cols["gpu"]["dict"] == ["H200 SXM 141GB"]
     stored = sorted((r["job"]["tp"], r["metrics"]["output_tokens_per_s"]) for r in store.latest_ok(db))
     assert cols["output_tps"] == pytest.approx([tps for _, tps in stored], abs=0.01)
+
+
+def test_a_failed_engine_build_is_a_failure_not_retried(tmp_path: Path, checkpoint: Path) -> None:
+    over = {
+        "trtllm": {"version": "1.2.0", "workflow": "legacy-engine"},
+        "parallelism": {"tp": [1]},
+        "settings": {
+            "max_batch_size": [64],
+            "max_num_tokens": [2048],
+            "kv_cache_free_gpu_mem_fraction": 0.95,
+        },
+    }
+    path, db = sweep_file(tmp_path, checkpoint, **over), tmp_path / "runs.duckdb"
+    res = invoke(["run", str(path), "--runs-db", str(db), "--no-progress"], {"build_fails": True})
+    assert res.exit_code == 1
+    (att,) = store.attempts(db, "e2e")
+    assert att["status"] == "failed" and att["error"].startswith("build step: ")
+    assert "Engine build failed" in att["log_tail"]
+
+
+def test_run_rejects_a_bad_only_list(tmp_path: Path, checkpoint: Path) -> None:
+    res = invoke(["run", str(sweep_file(tmp_path, checkpoint)), "--only", "1,x", "--no-progress"], {})
+    assert res.exit_code == 1 and "--only: expected job indices" in res.output
