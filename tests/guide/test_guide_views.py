@@ -1,0 +1,48 @@
+"""The guide's chart views: registered, valid Vega-Lite, opening on a slice that makes their point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from site_gen import charts, load, queries, views
+from site_gen.charts import ChartContext
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    db = tmp_path_factory.mktemp("views") / "runs.duckdb"
+    load.ingest(ROOT / "results", db)
+    return queries.site_runs(db)
+
+
+def test_guide_views_are_registered_and_build_valid_specs(runs: pd.DataFrame) -> None:
+    ctx = ChartContext(gpus=("H200 SXM 141GB", "B200 180GB"), columns=frozenset(runs.columns))
+    for name in ("pct-of-bound", "tp-vs-pp"):
+        specs = [charts.to_spec(c) for c in views.get(name).build(ctx)]
+        assert specs and all(s["data"] == {"name": charts.DATA_NAME} for s in specs), name
+    fields = {
+        enc["field"]
+        for s in (charts.to_spec(c) for c in views.get("pct-of-bound").build(ctx))
+        for enc in s["encoding"].values()
+        if isinstance(enc, dict) and "field" in enc
+    }
+    assert {"pct_of_bound", "bound_output_tps", "output_tps"} <= fields
+
+
+def test_tp_vs_pp_opens_on_one_gpu_count_measured_with_and_without_pp(runs: pd.DataFrame) -> None:
+    start = views.get("tp-vs-pp").defaults(runs)
+    sub = runs
+    for key, values in start.items():
+        sub = sub[sub[views.dimension(key).column].astype(str).isin(values)]
+    layouts = sub.groupby("n_gpus")["pp"].nunique()
+    assert (layouts > 1).any(), start
+
+
+def test_pct_of_bound_is_shipped_to_pages(runs: pd.DataFrame) -> None:
+    assert {"pct_of_bound", "bound_output_tps"} <= set(runs.columns)
+    assert runs["pct_of_bound"].notna().sum() > 4000
