@@ -80,7 +80,7 @@ def tp_vs_pp(ctx: ChartContext) -> alt.Chart:
 @register(
     "pct-of-bound",
     "Speed-of-light efficiency",
-    "Each run's output tokens/s as a percentage of the upper bound its GPUs allow (see the guide).",
+    "Output tokens/s of each run as a percentage of the upper bound its GPUs allow (see the guide).",
     filters=COMMON,
     defaults=lambda df: widest(df, ["model", "precision"], "gpu", {"engine": ["tensorrt-llm"]}),
 )
