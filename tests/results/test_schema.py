@@ -58,3 +58,36 @@ def test_quoted_dates_are_dates_but_free_text_versions_are_refused(valid_text: s
     assert [p.path for p in problems] == ["software.engine_version"]
     with pytest.raises(ValidationError):
         ResultFile.model_validate({"schema_version": 2})
+
+
+def test_schema_reference_documents_every_field_column_and_a_valid_example(root: Path) -> None:
+    import re
+
+    from bench.importcsv import COLUMNS
+    from bench.resultfile import check_text
+    from site_gen.load import RUN_COLUMNS
+
+    page = (root / "docs" / "reference" / "result-schema.md").read_text(encoding="utf-8")
+    example = re.search(r"```yaml\n(.*?)```", page, re.S)
+    assert example is not None
+    assert check_text(example.group(1), "example").problems == []
+    from bench import schema
+
+    models = [ResultFile, schema.Submission, schema.Source, schema.Hardware, schema.Software, schema.Model,
+              schema.Run, schema.Parallelism, schema.Workload, schema.EngineSettings, schema.Metrics,
+              schema.Percentiles]  # fmt: skip
+    for model in models:
+        for name in model.model_fields:
+            assert f"`{name}" in page or f".{name}`" in page or f"`{name}`" in page, name
+    for name in COLUMNS:
+        assert f"`{name}`" in page, name
+    derived = ("n_gpus", "output_tps", "output_tps_per_gpu", "throughput_basis", "workload", "version_key")
+    assert all(f"`{c}`" in page for c in derived) and {c for c, _ in RUN_COLUMNS} >= set(derived)
+
+
+def test_registries_reference_lists_every_gpu(root: Path) -> None:
+    from bench import registry
+
+    page = (root / "docs" / "reference" / "registries.md").read_text(encoding="utf-8")
+    assert all(f"| {g.name} |" in page for g in registry.gpus().entries)
+    assert "GH200 120GB" in page
