@@ -161,6 +161,8 @@ def prepare_dataset_equivalent(job: Job) -> str:
 
 def _trtllm_check_sweep(sweep: Sweep) -> str | None:
     t = sweep.trtllm
+    if t is None:
+        return "trtllm: required for engine trtllm-bench (version and workflow at least)"
     v = t.version
     if t.workflow == "pytorch" and not has(v, "pytorch_backend"):
         return (

@@ -221,7 +221,9 @@ def _facts(r: report.Report, job: Job) -> dict[str, Any]:
         "world": r.world,
         "requests": r.requests,
         "extra": r.extra,
-        "llm_api_options": llm_api_options(job.spec.trtllm.extra_llm_api_options),
+        "llm_api_options": llm_api_options(job.spec.trtllm.extra_llm_api_options)
+        if job.spec.trtllm
+        else None,
     }
 
 
@@ -282,9 +284,9 @@ def select(plan: Plan, only: set[int] | None) -> list[Job]:
 
 def check_version(plan: Plan, installed: str | None) -> None:
     """Stop before any job when the installed TensorRT-LLM takes other command lines than the sweep's."""
-    declared = plan.sweep.trtllm.version
-    if plan.sweep.engine != "trtllm-bench" or not installed:
+    if plan.sweep.engine != "trtllm-bench" or plan.sweep.trtllm is None or not installed:
         return
+    declared = plan.sweep.trtllm.version
     try:
         differ = [f for f in command.SINCE if command.has(installed, f) != command.has(declared, f)]
     except ValueError:
@@ -316,7 +318,8 @@ def run_plan(
     if not jobs:
         console.print(f"nothing to run ({summary.skipped_done} job(s) already done)")
         return summary
-    llm_api_options(plan.sweep.trtllm.extra_llm_api_options)  # a missing options file stops us before any job
+    if plan.sweep.trtllm:  # a missing options file stops us before any job
+        llm_api_options(plan.sweep.trtllm.extra_llm_api_options)
     tok = dataset_params(plan)
     env: provenance.Env = provenance.capture(plan.sweep, plan.out_dir) | {
         "dataset_vocab_size": tok["vocab_size"],

@@ -77,9 +77,12 @@ def _engine_version(records: list[RunRecord]) -> str:
     version = _one(records, "engine version", reported)
     if not version:
         version = _one(records, "engine version", (r["environment"].get("trtllm_version") for r in records))
-    return str(
-        version or _one(records, "engine version", (r["sweep_spec"]["trtllm"]["version"] for r in records))
-    )
+    return str(version or _one(records, "engine version", (_trtllm(r).get("version") for r in records)))
+
+
+def _trtllm(rec: RunRecord) -> dict[str, Any]:
+    """The sweep's trtllm section (absent for other engines)."""
+    return rec["sweep_spec"].get("trtllm") or {}
 
 
 def _environment(records: list[RunRecord]) -> dict[str, Any]:
@@ -147,7 +150,7 @@ def build(records: list[RunRecord], all_attempts: list[RunRecord], opts: ExportO
     model_id = _one(records, "model", (r["sweep_spec"]["model"]["id"] for r in records))
     precision = _one(records, "precision", (r["sweep_spec"]["model"]["precision"] for r in records))
     engine = command.engine(_one(records, "engine", (r["engine"] for r in records)))
-    workflow = _one(records, "workflow", (r["sweep_spec"]["trtllm"]["workflow"] for r in records))
+    workflow = _one(records, "workflow", (_trtllm(r).get("workflow") for r in records))
     image = _one(records, "container image", (r["environment"].get("container_image") for r in records))
     gpu, gpu_label = _gpu(records)
     env = _environment(records)

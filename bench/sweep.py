@@ -30,8 +30,6 @@ from bench.schema import Precision
 PosInt = Annotated[int, Field(gt=0)]
 Fraction = Annotated[float, Field(gt=0, le=1)]
 
-ENGINES = ("trtllm-bench",)  # grows with bench.command.ENGINES (issue 6 adds "transformers")
-
 
 class SweepError(UserError):
     """A sweep file that cannot be used; the message names file, line, key and what was expected."""
@@ -172,9 +170,9 @@ class PublishSpec(_Spec):
 
 class Sweep(_Spec):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
-    engine: Literal["trtllm-bench"] = "trtllm-bench"
+    engine: str = Field(default="trtllm-bench", description="A key of bench.command.ENGINES.")
     model: ModelSpec
-    trtllm: TrtllmSpec
+    trtllm: TrtllmSpec | None = Field(default=None, description="Required for engine trtllm-bench.")
     parallelism: ParallelismSpec = ParallelismSpec()
     workloads: list[WorkloadSpec] = Field(min_length=1)
     settings: SettingsSpec = SettingsSpec()
@@ -186,9 +184,18 @@ class Sweep(_Spec):
     hardware: HardwareSpec = HardwareSpec()
     publish: PublishSpec = PublishSpec()
 
+    @field_validator("engine")
+    @classmethod
+    def _known_engine(cls, v: str) -> str:
+        from bench import command  # engines register there: checks and command builder
+
+        if v not in command.ENGINES:
+            raise ValueError(f"one of {', '.join(command.ENGINES)}")
+        return v
+
     @model_validator(mode="after")
-    def _version_supports_workflow(self) -> Sweep:
-        from bench import command  # the version table lives with the command builder
+    def _engine_accepts_sweep(self) -> Sweep:
+        from bench import command
 
         problem = command.check_sweep(self)
         if problem:
@@ -252,8 +259,8 @@ class Job:
             "sweep": self.sweep,
             "engine": self.engine,
             "model": self.spec.model.id,
-            "version": self.spec.trtllm.version,
-            "workflow": self.spec.trtllm.workflow,
+            "version": self.spec.trtllm.version if self.spec.trtllm else None,
+            "workflow": self.spec.trtllm.workflow if self.spec.trtllm else None,
             "tp": self.tp,
             "pp": self.pp,
             "ep": self.ep,
@@ -306,6 +313,11 @@ def load(path: Path) -> Sweep:
 
 def _describe(path: Path, text: str, err: Any) -> str:
     loc = tuple(err["loc"])
+    if not loc:  # a check across keys; its message starts with the key it is about
+        msg = re.sub(r"^Value error, ", "", err["msg"])
+        key = re.match(r"^([\w.]+): ", msg)
+        line = _line_of(text, tuple(key.group(1).split("."))) if key else None
+        return f"{path}:{line}: {msg}" if line else f"{path}: {msg}"
     key = ".".join(str(p) for p in loc) or "(top level)"
     line = _line_of(text, loc)
     where = f"{path}:{line}" if line else str(path)
@@ -365,7 +377,8 @@ def expand(sweep: Sweep, out_dir: Path | None = None) -> Plan:
             continue
         cfg = {
             "sweep": sweep.name, "engine": sweep.engine, "model": sweep.model.id,
-            "version": sweep.trtllm.version, "workflow": sweep.trtllm.workflow, **params,
+            "version": sweep.trtllm.version if sweep.trtllm else None,
+            "workflow": sweep.trtllm.workflow if sweep.trtllm else None, **params,
         }  # fmt: skip
         job_id = hashlib.sha1(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:10]
         jobs.append(
@@ -407,8 +420,8 @@ def load_plan(path: Path, out_dir: Path | None = None) -> Plan:
 
 
 def _resolve_paths(sweep: Sweep, base: Path) -> Sweep:
-    opts = sweep.trtllm.extra_llm_api_options
-    if opts and not Path(opts).is_absolute():
+    opts = sweep.trtllm.extra_llm_api_options if sweep.trtllm else None
+    if sweep.trtllm and opts and not Path(opts).is_absolute():
         trt = sweep.trtllm.model_copy(update={"extra_llm_api_options": str((base / opts).resolve())})
         sweep = sweep.model_copy(update={"trtllm": trt})
     return sweep

@@ -75,6 +75,8 @@ def test_options_the_version_lacks_are_skipped(tmp_path: Path) -> None:
         ({"paralelism": {"tp": [1]}}, "paralelism: unknown key"),
         ({"cluster": {"launcher": "pbs"}}, "cluster.launcher: expected 'local', 'mpirun' or 'srun'"),
         ({"trtllm": {"version": "latest"}}, "trtllm.version: expected a TensorRT-LLM version"),
+        ({"engine": "vllm"}, "engine: expected one of trtllm-bench"),
+        ({"trtllm": None}, "trtllm: required for engine trtllm-bench"),
     ],
 )  # fmt: skip
 def test_bad_sweep_file_gets_an_error_naming_the_key(tmp_path: Path, over: dict, needle: str) -> None:
