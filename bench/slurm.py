@@ -133,11 +133,17 @@ def queued(job_ids: list[str]) -> list[str]:
     return [line.strip() for line in res.stdout.splitlines() if line.strip()]
 
 
+def parse_sacct(text: str) -> dict[str, str]:
+    """``sacct -n -P -X -o JobID,State`` lines -> {job id: first word of the state} ("CANCELLED by 0")."""
+    pairs = (line.strip().split("|", 1) for line in text.splitlines() if "|" in line)
+    return {job: (state.split() or ["UNKNOWN"])[0] for job, state in pairs}
+
+
 def final_states(job_ids: list[str]) -> dict[str, str]:
     """'<job>[_<task>]' -> final state, from sacct, or scontrol where accounting is disabled."""
     res = _slurm(["sacct", "-n", "-P", "-X", "-j", ",".join(job_ids), "-o", "JobID,State"])
     if res.returncode == 0 and res.stdout.strip():
-        return dict(line.split("|", 1) for line in res.stdout.split() if "|" in line)
+        return parse_sacct(res.stdout)
     states = {}
     for jid in job_ids:
         out = _slurm(["scontrol", "show", "job", "-o", jid]).stdout

@@ -80,3 +80,14 @@ def test_submitted_sweep_runs_through_sbatch_and_srun_into_the_runs_db(
         "llmbench-slurm-e2e-n1g1.sbatch",
         "llmbench-slurm-e2e-n1g2.sbatch",
     }
+
+
+def test_sacct_output_gives_each_array_tasks_final_state() -> None:
+    # recorded `sacct -n -P -X -j 4711 -o JobID,State` on a cluster with accounting
+    text = "4711_0|COMPLETED\n4711_1|FAILED\n4711_2|CANCELLED by 1042\n4711_[3-5%1]|PENDING\n"
+    assert slurm.parse_sacct(text) == {
+        "4711_0": "COMPLETED",
+        "4711_1": "FAILED",
+        "4711_2": "CANCELLED",
+        "4711_[3-5%1]": "PENDING",
+    }
