@@ -327,6 +327,10 @@ def run_plan(
         "dataset_tokenizer_source": tok["tokenizer_source"],
     }
     check_version(plan, env.get("trtllm_version"))  # type: ignore[arg-type]
+    gpus = env.get("gpu_count")
+    short = [j.index for j in jobs if isinstance(gpus, int) and j.nodes == 1 and j.world_size > gpus]
+    if short:
+        console.print(f"[yellow]warning[/yellow]: this node has {gpus} GPU(s); job(s) {short} need more")
     with _progress(console, progress) as bar:
         task = bar.add_task(plan.sweep.name, total=len(jobs), ok=0, failed=0, left=len(jobs))
         for job in jobs:
