@@ -141,9 +141,15 @@ def _has_per_gpu(chart: alt.Chart) -> alt.Chart:
     return chart.transform_filter("isValid(datum.output_tps_per_gpu)")
 
 
+MAX_POINTS = 5000  # above this many selected runs, llmbench.js draws an even sample and says so
+
+
 def _jittered(chart: alt.Chart) -> alt.Chart:
-    # Spread the points of one category sideways so that runs with equal x do not hide each other.
-    return chart.transform_calculate(jitter="random()")
+    """One point per run, spread sideways so that runs with equal x do not hide each other; capped at
+    MAX_POINTS drawn points (drawing 100,000 points takes seconds; the table and CSV keep every run)."""
+    return chart.transform_calculate(jitter="random()").properties(
+        usermeta={"llmbench": {"maxRows": MAX_POINTS}}
+    )
 
 
 def runs_by_gpu(ctx: ChartContext) -> alt.Chart:

@@ -44,13 +44,10 @@ def encode(df: pd.DataFrame) -> dict[str, Any]:
     return {"n": len(df), "columns": {str(c): _column(df[c]) for c in df.columns}}
 
 
-def script(key: str, payload: dict[str, Any]) -> str:
-    """JavaScript that registers the payload under ``key`` (JSON is valid JavaScript; no HTML context)."""
+def data_file(stem: str, payload: dict[str, Any]) -> tuple[str, str]:
+    """(key, JavaScript) of a data file: the key is ``stem.<8 hex of the content hash>``, and the script
+    registers the payload under it (JSON is valid JavaScript; the file is never parsed as HTML)."""
     body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     body = body.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return f"(window.LLMBENCH_DATA=window.LLMBENCH_DATA||{{}})[{json.dumps(key)}]={body};\n"
-
-
-def file_name(stem: str, text: str) -> str:
-    """``stem.<8 hex of content hash>.js``."""
-    return f"{stem}.{hashlib.sha1(text.encode()).hexdigest()[:8]}.js"
+    key = f"{stem}.{hashlib.sha1(body.encode()).hexdigest()[:8]}"
+    return key, f"(window.LLMBENCH_DATA=window.LLMBENCH_DATA||{{}})[{json.dumps(key)}]={body};\n"

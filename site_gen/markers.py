@@ -108,6 +108,7 @@ class Site:
     ctx: ChartContext
     templates: Any = None
     files: dict[str, str] = field(default_factory=dict)  # data file name -> text, written after the build
+    keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
 
     def __post_init__(self) -> None:
         import jinja2
@@ -166,15 +167,17 @@ class Page:
         wanted = [mk.filters for mk in markers if mk.kind != "figures"]
         if not wanted or runs.empty:
             return
-        union = mask(runs, wanted[0])
-        for f in wanted[1:]:
-            union |= mask(runs, f)
-        text_payload = dataset.encode(runs[union].reset_index(drop=True))
-        key = dataset.file_name("runs", json.dumps(text_payload, separators=(",", ":")))[:-3]
-        text = dataset.script(key, text_payload)
-        self.site.files[f"{key}.js"] = text
-        self._key = key
-        self._src = posixpath.relpath(f"{DATA_DIR}/{key}.js", posixpath.dirname(self.url) or ".")
+        # Pages asking for the same runs (every view page wants all of them) share one file, encoded once.
+        cache_key = json.dumps(sorted(json.dumps(f, sort_keys=True) for f in wanted))
+        if cache_key not in self.site.keys:
+            union = mask(runs, wanted[0])
+            for f in wanted[1:]:
+                union |= mask(runs, f)
+            key, text = dataset.data_file("runs", dataset.encode(runs[union].reset_index(drop=True)))
+            self.site.files[f"{key}.js"] = text
+            self.site.keys[cache_key] = key
+        self._key = self.site.keys[cache_key]
+        self._src = posixpath.relpath(f"{DATA_DIR}/{self._key}.js", posixpath.dirname(self.url) or ".")
 
     def _render(self, mk: Marker | MarkerError) -> str:
         try:

@@ -18,6 +18,7 @@
   let charts = []; // {el, spec, view, rows} of the current page
   let scopes = []; // controllers of the current page's filter scopes
   const api = { lastFilterMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null };
+  api.setRowsForTest = (chart, rows) => setRows(chart, rows);
   window.llmbench = api;
 
   /* ---- data ---------------------------------------------------------------------------------- */
@@ -62,12 +63,6 @@
   /* ---- filters -------------------------------------------------------------------------------- */
 
   // A filter state maps a dimension key to the chosen values (text); absent or empty means "all".
-  function matcher(dims, state) {
-    const tests = dims
-      .filter((d) => state[d.key] && state[d.key].length)
-      .map((d) => [d.column, new Set(state[d.key].map(String))]);
-    return (row) => tests.every(([col, set]) => set.has(String(row[col])));
-  }
 
   // Fixed filters of a placeholder or scope map a column to the allowed values.
   function fixedMatcher(fixed) {
@@ -155,7 +150,18 @@
     async init(rows) {
       this.all = rows.filter(fixedMatcher(json(this.root, "data-lb-fixed", {})));
       this.values = {};
-      for (const d of this.dims) this.values[d.key] = sortedValues(this.all, d);
+      this.codes = {}; // dimension -> Int32Array: each row's option index (-1: no value), built once
+      for (const d of this.dims) {
+        const values = sortedValues(this.all, d);
+        const pos = new Map(values.map((v, i) => [v, i]));
+        const codes = new Int32Array(this.all.length);
+        this.all.forEach((r, i) => {
+          const v = r[d.column];
+          codes[i] = v === null || v === undefined ? -1 : pos.get(String(v));
+        });
+        this.values[d.key] = values;
+        this.codes[d.key] = codes;
+      }
       this.state = this.ownsUrl ? stateFromQuery(this.dims, location.search, this.defaults) : clone(this.defaults);
       this.buildBar();
       this.root.querySelectorAll(".lb-preset").forEach((a) =>
@@ -237,20 +243,50 @@
       return this.apply(true);
     }
 
-    syncWidgets() {
-      // Counts per option under the other dimensions' filters; options that would match nothing are dimmed.
+    // One pass over the rows: the rows passing every filter, and the count per option of each dimension
+    // under the other dimensions' filters (a row failing no filter counts for every dimension, a row
+    // failing exactly one counts for that one only). Typed arrays of option indexes keep it fast.
+    filterAndCount() {
+      const active = [];
+      for (const d of this.dims) {
+        const chosen = this.state[d.key] || [];
+        if (!chosen.length) continue;
+        const ok = new Uint8Array(this.values[d.key].length);
+        const pos = new Map(this.values[d.key].map((v, i) => [v, i]));
+        for (const v of chosen) if (pos.has(String(v))) ok[pos.get(String(v))] = 1;
+        active.push([d.key, ok, this.codes[d.key]]);
+      }
+      const counts = {};
+      for (const d of this.dims) counts[d.key] = new Int32Array(this.values[d.key].length);
+      const keys = this.dims.map((d) => d.key);
+      const rows = [];
+      for (let i = 0; i < this.all.length; i++) {
+        let failed = null, fails = 0;
+        for (const [key, ok, codes] of active) {
+          if (codes[i] < 0 || !ok[codes[i]]) {
+            failed = key;
+            if (++fails > 1) break;
+          }
+        }
+        if (fails === 0) {
+          rows.push(this.all[i]);
+          for (const key of keys) if (this.codes[key][i] >= 0) counts[key][this.codes[key][i]]++;
+        } else if (fails === 1 && this.codes[failed][i] >= 0) {
+          counts[failed][this.codes[failed][i]]++;
+        }
+      }
+      return { rows, counts };
+    }
+
+    syncWidgets(counts) {
       for (const d of this.dims) {
         const w = this.widgets[d.key];
         if (!w) continue;
         const chosen = new Set(this.state[d.key] || []);
-        const others = clone(this.state);
-        delete others[d.key];
-        const match = matcher(this.dims, others);
-        const counts = new Map();
-        for (const r of this.all) if (match(r)) counts.set(String(r[d.column]), (counts.get(String(r[d.column])) || 0) + 1);
+        const index = new Map(this.values[d.key].map((v, i) => [v, i]));
         for (const input of w.inputs) {
           input.checked = chosen.has(input.value);
-          const n = counts.get(input.value) || 0;
+          const n = counts[d.key][index.get(input.value)] || 0;
           input.parentElement.querySelector(".lb-n").textContent = " " + n.toLocaleString("en-US");
           input.parentElement.classList.toggle("lb-zero", n === 0);
         }
@@ -262,9 +298,9 @@
 
     async apply(measure) {
       const t0 = performance.now();
-      const match = matcher(this.dims, this.state);
-      this.rows = this.all.filter(match);
-      this.syncWidgets();
+      const { rows, counts } = this.filterAndCount();
+      this.rows = rows;
+      this.syncWidgets(counts);
       const count = this.root.querySelector(".lb-count");
       if (count) {
         count.textContent = `${this.rows.length.toLocaleString("en-US")} of ${this.all.length.toLocaleString("en-US")} runs`;
@@ -389,6 +425,8 @@
     chart.el.append(target, message);
     chart.message = message;
     chart.target = target;
+    chart.note = el("p", { class: "lb-chart-note", hidden: "" });
+    chart.el.append(chart.note);
     const result = await window.vegaEmbed(target, chart.spec, {
       actions: false,
       logLevel: window.vega ? window.vega.Error : 0, // an empty selection is a message of ours, not a warning
@@ -402,14 +440,29 @@
     await setRows(chart, chart.rows);
   }
 
-  async function setRows(chart, rows) {
+  // A chart may cap the rows it draws (usermeta.llmbench.maxRows, e.g. one point per run): above the cap
+  // it draws an even sample of the (sorted) rows and says so; counts, table and CSV keep every row.
+  function capped(chart, rows) {
+    const max = ((chart.spec.usermeta || {}).llmbench || {}).maxRows;
+    if (!max || rows.length <= max) return { rows, note: "" };
+    const step = rows.length / max;
+    const sample = [];
+    for (let i = 0; i < max; i++) sample.push(rows[Math.floor(i * step)]);
+    const n = rows.length.toLocaleString("en-US");
+    return { rows: sample, note: `Drawn: an even sample of ${max.toLocaleString("en-US")} of the ${n} selected runs; the count, table and CSV have all. Narrow the filters to see every run.` };
+  }
+
+  async function setRows(chart, all) {
+    const { rows, note } = capped(chart, all);
+    chart.note.textContent = note;
+    chart.note.hidden = !note;
     // Send only the difference to Vega (incremental dataflow): a narrowing filter removes, widening inserts.
     const before = chart.shown || new Set();
     const after = new Set(rows);
     const removed = [], added = [];
     for (const r of before) if (!after.has(r)) removed.push(r);
     for (const r of rows) if (!before.has(r)) added.push(r);
-    chart.rows = rows;
+    chart.rows = all;
     chart.shown = after;
     if (removed.length || added.length || !chart.started) {
       chart.view.change("runs", window.vega.changeset().remove(removed).insert(added));
@@ -423,7 +476,7 @@
     const empty = marks === 0;
     chart.message.hidden = !empty;
     chart.message.textContent = empty
-      ? rows.length
+      ? all.length
         ? "None of the selected runs has the metric this chart shows."
         : "No runs match these filters."
       : "";
