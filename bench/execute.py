@@ -318,6 +318,19 @@ def run_plan(
     if not jobs:
         console.print(f"nothing to run ({summary.skipped_done} job(s) already done)")
         return summary
+    tok, env = _before_first_job(plan, jobs, console)
+    with _progress(console, progress) as bar:
+        task = bar.add_task(plan.sweep.name, total=len(jobs), ok=0, failed=0, left=len(jobs))
+        for job in jobs:
+            bar.update(task, description=escape(f"[{job.index}] {job.label}"))
+            _run_one(job, db, env, tok, summary, console)
+            left = len(jobs) - summary.ok - summary.failed
+            bar.update(task, advance=1, ok=summary.ok, failed=summary.failed, left=left)
+    return summary
+
+
+def _before_first_job(plan: Plan, jobs: list[Job], console: Console) -> tuple[dict[str, Any], provenance.Env]:
+    """Checked and gathered once per process: options file, tokenizer facts, provenance, version, GPUs."""
     if plan.sweep.trtllm:  # a missing options file stops us before any job
         llm_api_options(plan.sweep.trtllm.extra_llm_api_options)
     tok = dataset_params(plan)
@@ -331,14 +344,7 @@ def run_plan(
     short = [j.index for j in jobs if isinstance(gpus, int) and j.nodes == 1 and j.world_size > gpus]
     if short:
         console.print(f"[yellow]warning[/yellow]: this node has {gpus} GPU(s); job(s) {short} need more")
-    with _progress(console, progress) as bar:
-        task = bar.add_task(plan.sweep.name, total=len(jobs), ok=0, failed=0, left=len(jobs))
-        for job in jobs:
-            bar.update(task, description=escape(f"[{job.index}] {job.label}"))
-            _run_one(job, db, env, tok, summary, console)
-            left = len(jobs) - summary.ok - summary.failed
-            bar.update(task, advance=1, ok=summary.ok, failed=summary.failed, left=left)
-    return summary
+    return tok, env
 
 
 def _run_one(
@@ -353,26 +359,25 @@ def _run_one(
         attempts = [att]
     else:
         attempts = run_job(job, db, env)
-    last = attempts[-1]
+    _tell(job, attempts, summary, console)
+
+
+def _tell(job: Job, attempts: list[Attempt], summary: Summary, console: Console) -> None:
+    """Count the job's outcome and print one line for it."""
+    last, retries = attempts[-1], len(attempts) - 1
     summary.attempts += len(attempts)
-    summary.retries += len(attempts) - 1
-    retry = (
-        f" (after {len(attempts) - 1} OOM retr{'y' if len(attempts) == 2 else 'ies'})"
-        if len(attempts) > 1
-        else ""
-    )
+    summary.retries += retries
+    retry = f" (after {retries} OOM retr{'y' if retries == 1 else 'ies'})" if retries else ""
     if last.status == "ok":
         summary.ok += 1
         tps = last.parsed.metrics.get("output_tokens_per_s") if last.parsed else None
         shown = f"{tps:,.1f} output tok/s" if tps else "ok"
         console.print(f"[green]ok[/green]     {escape(f'[{job.index}] {job.label}: {shown}{retry}')}")
-    else:
-        summary.failed += 1
-        line = (
-            f"[{job.index}] {job.label}: {last.status}: {last.error}{retry}; log {log_path(job, last.number)}"
-        )
-        summary.failures.append(line)
-        console.print(f"[red]failed[/red] {escape(line)}")
+        return
+    summary.failed += 1
+    line = f"[{job.index}] {job.label}: {last.status}: {last.error}{retry}; log {log_path(job, last.number)}"
+    summary.failures.append(line)
+    console.print(f"[red]failed[/red] {escape(line)}")
 
 
 def _progress(console: Console, enabled: bool) -> Progress:
