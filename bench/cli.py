@@ -120,7 +120,15 @@ def submit_cmd(
     from bench.sweep import load_plan
 
     plan = load_plan(sweep_file, out)
-    scripts = slurm.render(plan, sweep_file, runs_db)
+    done = store.completed(runs_db, plan.sweep.name)
+    scripts = slurm.render(plan, sweep_file, runs_db, done=done)
+    if not scripts:
+        err.print(
+            f"nothing to submit: all {len(plan.jobs)} job(s) already have a successful run in {runs_db}"
+        )
+        return
+    if done:
+        err.print(f"{len(done & {j.id for j in plan.jobs})} job(s) already done in {runs_db} are left out")
     if dry_run:
         for s in scripts:
             print(f"# --- {s.name}.sbatch (jobs {','.join(map(str, s.jobs))})\n{s.text}")

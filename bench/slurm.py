@@ -46,23 +46,29 @@ def _shape(job: Job) -> tuple[int, int]:
     return job.nodes, per_node
 
 
-def render(plan: Plan, sweep_file: Path, db: Path, workdir: Path | None = None) -> list[Script]:
-    """The sbatch scripts of a plan (pure but for resolving paths)."""
+def render(
+    plan: Plan, sweep_file: Path, db: Path, workdir: Path | None = None, done: set[str] | None = None
+) -> list[Script]:
+    """The sbatch scripts of a plan (pure but for resolving paths); jobs whose id is in ``done`` are left
+    out (no array task would queue for a GPU node only to find its job already done)."""
     s = plan.sweep
     if not plan.jobs:
         raise UserError(f"{sweep_file}: the sweep has no runnable job (see `llmbench plan`)")
+    todo = [j for j in plan.jobs if j.id not in (done or set())]
+    if not todo:
+        return []
     run = [
         *llmbench_command(), "run", str(sweep_file.absolute()), "--out", str(plan.out_dir),
         "--runs-db", str(db.absolute()), "--resume", "--no-progress",
     ]  # fmt: skip
     cwd = str((workdir or Path.cwd()).absolute())
     if s.cluster.slurm.mode == "single":
-        nodes = max(j.nodes for j in plan.jobs)
-        gpus = max(_shape(j)[1] for j in plan.jobs)
+        nodes = max(j.nodes for j in todo)
+        gpus = max(_shape(j)[1] for j in todo)
         text = _script(plan, f"llmbench-{s.name}", nodes, gpus, None, cwd, shlex.join(run))
-        return [Script(f"llmbench-{s.name}", text, [j.index for j in plan.jobs])]
+        return [Script(f"llmbench-{s.name}", text, [j.index for j in todo])]
     groups: dict[tuple[int, int], list[int]] = {}
-    for j in plan.jobs:
+    for j in todo:
         groups.setdefault(_shape(j), []).append(j.index)
     scripts = []
     for (nodes, gpus), indices in sorted(groups.items()):

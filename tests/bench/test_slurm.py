@@ -43,6 +43,14 @@ def test_dry_run_prints_one_array_per_job_shape(tmp_path: Path, checkpoint: Path
     assert not (tmp_path / "out" / "slurm").exists()  # a dry run writes nothing
 
 
+def test_jobs_already_done_are_left_out_of_the_arrays(tmp_path: Path, checkpoint: Path) -> None:
+    path = write_sweep(tmp_path, spec(tmp_path, checkpoint, parallelism={"tp": [1, 2]}))
+    plan = load_plan(path)
+    scripts = slurm.render(plan, path, tmp_path / "r.duckdb", done={plan.jobs[0].id})
+    assert [s.jobs for s in scripts] == [[1]]
+    assert slurm.render(plan, path, tmp_path / "r.duckdb", done={j.id for j in plan.jobs}) == []
+
+
 def test_single_mode_runs_the_whole_sweep_in_one_job(tmp_path: Path, checkpoint: Path) -> None:
     s = spec(tmp_path, checkpoint)
     s["cluster"]["slurm"] = {
@@ -80,6 +88,8 @@ def test_submitted_sweep_runs_through_sbatch_and_srun_into_the_runs_db(
         "llmbench-slurm-e2e-n1g1.sbatch",
         "llmbench-slurm-e2e-n1g2.sbatch",
     }
+    again = CliRunner().invoke(app, ["submit", str(path), "--runs-db", str(db)])
+    assert again.exit_code == 0 and "nothing to submit" in again.output  # done jobs never queue again
 
 
 def test_sacct_output_gives_each_array_tasks_final_state() -> None:
