@@ -291,8 +291,11 @@ def iter_result_files(paths: Iterable[Path]) -> Iterator[Path]:
     """
     for p in paths:
         if p.is_dir():
-            found = (q for q in p.rglob("*") if q.suffix in RESULT_SUFFIXES and not q.name.startswith("."))
-            yield from sorted(q for q in found if q.is_file())
+            # hidden files and folders (.git, editors' swap files, our own .tmp files) are never results
+            found = (q for q in p.rglob("*") if q.suffix in RESULT_SUFFIXES)
+            yield from sorted(
+                q for q in found if q.is_file() and not any(x.startswith(".") for x in q.relative_to(p).parts)
+            )
         elif p.suffix in RESULT_SUFFIXES or not p.exists():
             yield p
 

@@ -241,8 +241,11 @@ def _typed_dict(model: type[BaseModel]) -> Any:
         if info.is_required():
             fields[name] = Annotated[(ann, *meta)] if meta else ann
             continue
-        default = info.default.model_dump() if isinstance(info.default, BaseModel) else info.default
-        fields[name] = NotRequired[Annotated[(ann, *meta, Field(default=default, validate_default=True))]]
+        # A model default (parallelism: {}) is validated so that its own defaults are filled in too;
+        # plain defaults are used as they are (validating them for every run costs time).
+        nested = isinstance(info.default, BaseModel)
+        default = info.default.model_dump() if nested else info.default
+        fields[name] = NotRequired[Annotated[(ann, *meta, Field(default=default, validate_default=nested))]]
     td = TypedDict(f"{model.__name__}Dict", fields)  # type: ignore[operator]
     td.__pydantic_config__ = _DICT_CONFIG  # type: ignore[attr-defined]
     return Annotated[td, _DICT_CHECKS[model]] if model in _DICT_CHECKS else td

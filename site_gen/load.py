@@ -219,8 +219,10 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
     Runs are inserted into a new database file while later files are still being checked (the two overlap);
     if any file has a problem, or a run is duplicated, the new file is deleted and ``db`` is left as it was.
     """
-    _warm_up_arrow()
     files = list(iter_result_files([results_dir]))
+    if not files:  # never replace a database with an empty one because of a wrong --results
+        raise UserError(f"no result files (*.yaml) in {results_dir}; database left unchanged")
+    _warm_up_arrow()
     outcomes: list[Outcome] = []
     with DbWriter(db) as writer:
         pending: list[tuple[dict[str, Any], Any]] = []

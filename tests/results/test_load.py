@@ -141,3 +141,16 @@ def test_ingest_in_worker_processes_matches_ingest_in_one_process(
     sql += " AND source_title NOT LIKE '%table %' ORDER BY run_id"
     assert small.runs == 63
     assert _one(tmp_path / "many.duckdb", sql) == _one(tmp_path / "few.duckdb", sql)
+
+
+def test_an_empty_results_folder_never_replaces_a_database(
+    kisti_results: Path, tmp_path: Path, runner
+) -> None:
+    db = tmp_path / "db.duckdb"
+    ingest(kisti_results, db)
+    before = db.read_bytes()
+    (tmp_path / "empty").mkdir()
+    out = runner.invoke(app, ["ingest", "--results", str(tmp_path / "empty"), "--db", str(db)])
+    assert out.exit_code == 1
+    assert "no result files (*.yaml) in" in out.output
+    assert db.read_bytes() == before

@@ -162,6 +162,8 @@ def test_iter_result_files_skips_json_schema_and_hidden_temp_files(results: Path
     (results / "result.schema.json").write_text("{}", encoding="utf-8")
     (results / "good" / ".valid.yaml.123.tmp").write_text("x", encoding="utf-8")
     (results / "good" / ".half-written.yaml").write_text("x", encoding="utf-8")
+    (results / ".git" / "x").mkdir(parents=True)
+    (results / ".git" / "x" / "old.yaml").write_text("x", encoding="utf-8")
     assert [p.name for p in iter_result_files([results])] == ["valid.yaml"]
     assert list(iter_result_files([results / "result.schema.json"])) == []
 
