@@ -365,7 +365,8 @@ def diagnose(log_text: str, exit_code: int | None, timed_out: bool, timeout_s: f
     oom = next((line.strip() for line in log_text.splitlines() if _OOM.search(line)), None)
     if oom:
         return Diagnosis("oom", f"out of memory: {oom[:300]}")
-    if not has_summary(log_text) and not _ERROR_LINE.search(log_text):
+    killed = exit_code in (-9, 137)  # SIGKILL: the kernel's OOM killer, or MPI aborting the ranks
+    if not has_summary(log_text) and (killed or not _ERROR_LINE.search(log_text)):
         return Diagnosis(
             "oom",
             f"exit code {exit_code} and no benchmark summary: the documented out-of-memory symptom",

@@ -92,9 +92,10 @@ def test_report_json_wins_over_the_console() -> None:
         ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", 1, False, "oom"),
         ((DATA / "console-no-summary.log").read_text(), -9, False, "oom"),
         ("Usage: trtllm-bench throughput [OPTIONS]\nError: No such option: --ep", 2, False, "failed"),
+        ("[TRT-LLM] [W] Error log level set; loading weights\n", 137, False, "oom"),
         ("Traceback (most recent call last):\nValueError: bad model", 1, False, "failed"),
     ],
-    ids=["timeout", "explicit-oom", "silent-oom", "usage-error", "traceback"],
+    ids=["timeout", "explicit-oom", "silent-oom", "usage-error", "killed", "traceback"],
 )
 def test_diagnose_tells_timeout_oom_and_other_failures_apart(
     log: str, rc: int | None, timed_out: bool, kind: str
