@@ -6,6 +6,7 @@ The stand-in (tests/bench/fake_trtllm_bench/trtllm-bench) writes realistic repor
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -245,3 +246,18 @@ def test_a_failed_engine_build_is_a_failure_not_retried(tmp_path: Path, checkpoi
 def test_run_rejects_a_bad_only_list(tmp_path: Path, checkpoint: Path) -> None:
     res = invoke(["run", str(sweep_file(tmp_path, checkpoint)), "--only", "1,x", "--no-progress"], {})
     assert res.exit_code == 1 and "--only: expected job indices" in res.output
+
+
+def test_container_runs_are_recorded_with_image_and_digest(tmp_path: Path, checkpoint: Path) -> None:
+    image = tmp_path / "tensorrt-llm-1.2.0.sif"
+    image.write_bytes(b"SIF image stand-in" * 100)
+    container = {"image": str(image), "runtime": "apptainer", "binds": [str(tmp_path)]}
+    over = {"parallelism": {"tp": [1]}, "cluster": {"gpus_per_node": 4, "container": container}}
+    path, db = sweep_file(tmp_path, checkpoint, **over), tmp_path / "runs.duckdb"
+    res = invoke(["run", str(path), "--runs-db", str(db), "--no-progress"], {})
+    assert res.exit_code == 0, res.output
+    (att,) = store.attempts(db, "e2e")
+    assert att["command"].startswith(f"apptainer exec --nv --bind {tmp_path} {image} trtllm-bench --model")
+    env = att["environment"]
+    assert env["container_image"] == str(image) and env["container_runtime"] == "apptainer"
+    assert env["container_digest"] == "sha256:" + hashlib.sha256(image.read_bytes()).hexdigest()
