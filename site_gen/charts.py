@@ -173,7 +173,7 @@ def runs_by_tp(ctx: ChartContext) -> alt.Chart:
         _jittered(_has_per_gpu(base(ctx)))
         .mark_point(filled=True, opacity=0.6, size=40)
         .encode(
-            x=alt.X("tp:O", title="Tensor-parallel size (TP)"),
+            x=alt.X("tp:O", title="Tensor-parallel size (TP)", axis=alt.Axis(labelAngle=0)),
             xOffset=alt.XOffset("jitter:Q", scale=alt.Scale(domain=[0, 1]), title=None),
             y=metric("output_tps_per_gpu", log=True),
             color=gpu_color(ctx),
@@ -256,7 +256,11 @@ def tp_throughput(ctx: ChartContext) -> alt.Chart:
         best_total="max(output_tps)", runs="count()", groupby=["gpu", "tp"]
     )
     return agg.mark_line(point=True).encode(
-        x=alt.X("tp:O", title="Tensor-parallel size (TP = number of GPUs when PP = 1)"),
+        x=alt.X(
+            "tp:O",
+            title="Tensor-parallel size (TP = number of GPUs when PP = 1)",
+            axis=alt.Axis(labelAngle=0),
+        ),
         y=alt.Y("best_total:Q", title=f"Best {_lc(METRICS['output_tps'])}"),
         color=gpu_color(ctx),
         tooltip=[
@@ -279,7 +283,7 @@ def tp_efficiency(ctx: ChartContext) -> alt.Chart:
         .transform_calculate(efficiency="100 * datum.best / datum.first")
     )
     return chart.mark_line(point=True).encode(
-        x=alt.X("tp:O", title="Tensor-parallel size (TP)"),
+        x=alt.X("tp:O", title="Tensor-parallel size (TP)", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("efficiency:Q", title=title, scale=alt.Scale(zero=True)),
         color=gpu_color(ctx),
         tooltip=_best_tooltip(

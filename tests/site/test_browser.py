@@ -143,6 +143,15 @@ def test_every_page_loads_without_console_errors_or_outside_requests_and_is_scre
             assert w.external == [], w.external
         finally:
             w.close()
+    dark = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    try:
+        page = dark.new_page()
+        page.goto(f"{real_url}/explorer.html?precision=FP8")
+        page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+        page.screenshot(path=str(SHOTS / "explorer-dark-desktop.png"), full_page=True)
+    finally:
+        dark.close()
 
 
 def test_xss_probe_is_shown_as_text_everywhere_and_runs_nothing(fixture_url: str, watched: Watched) -> None:
