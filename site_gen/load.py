@@ -238,6 +238,7 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
         problems = [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, results_dir)
         if problems:
             raise IngestError(problems)  # DbWriter deletes the new file
+        writer.use_all_cores()  # the workers are done: the rest is DuckDB's alone
         if pending:
             writer.add(arrow_tables(pending))
         writer.commit()
@@ -280,6 +281,9 @@ class DbWriter:
         self.con = duckdb.connect(str(self.tmp), config={"threads": 1})
         self.con.execute(f"CREATE TABLE runs ({', '.join(f'{c} {t}' for c, t in RUN_COLUMNS)})")
         return self
+
+    def use_all_cores(self) -> None:
+        self.con.execute(f"SET threads TO {os.cpu_count() or 1}")
 
     def add(self, tables: tuple[Any, Any]) -> None:
         """Insert runs: each run's columns beside its file's values (Arrow gather), in file and run order."""
