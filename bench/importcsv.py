@@ -313,7 +313,7 @@ def _source_notes(group: _Group, csv_name: str) -> str:
             f"engine_version keeps its first version number."
         )
     if "date" in group.filled:
-        exact = "approximate: the month is documented, not the day" if release.get("approximate") else "exact"
+        exact = "an estimate, see bench/data/releases.yaml" if release.get("approximate") else "exact"
         out.append(
             f"The CSV gives no date: date is the TensorRT-LLM {k['engine_version']} release date ({exact})."
         )

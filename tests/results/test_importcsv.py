@@ -68,7 +68,7 @@ def test_tool_metric_parallelism_and_documented_request_counts() -> None:
     assert run["metrics"]["output_tokens_per_s_per_gpu"] > 0 and run["metrics"]["output_tokens_per_s"] is None
     assert run["workload"]["num_requests"] == 1500
     assert "filled from NVIDIA's documented request count" in d["submission"]["source"]["notes"]
-    assert "approximate" in d["submission"]["source"]["notes"]
+    assert "an estimate, see bench/data/releases.yaml" in d["submission"]["source"]["notes"]
     d = _load("nvidia/trtllm-0.12.0/gh200-96gb--llama-2-7b-hf--fp8.yaml")
     assert {r["workload"]["num_requests"] for r in d["runs"]} == {None}  # not documented for 0.12
 
