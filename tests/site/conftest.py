@@ -9,6 +9,7 @@ import datetime as dt
 import functools
 import http.server
 import os
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,8 +90,17 @@ def write_fixture_results(folder: Path) -> None:
         write_file(res, folder / name)
 
 
-def build(results: Path, work: Path, poke_db=None) -> Path:
-    """ingest + generate + mkdocs build --strict into work/site; optionally change the DB in between."""
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def build(results: Path, work: Path, poke_db=None, port: int = 8000) -> Path:
+    """ingest + generate + mkdocs build --strict into work/site; optionally change the DB in between.
+
+    The site is built for http://127.0.0.1:<port>/: Material's instant navigation only follows links
+    whose origin (port included) matches the site_url written into sitemap.xml."""
     from site_gen.build import render_site
     from site_gen.load import ingest
 
@@ -100,6 +110,7 @@ def build(results: Path, work: Path, poke_db=None) -> Path:
         con = duckdb.connect(str(db))
         poke_db(con)
         con.close()
+    os.environ["LLMBENCH_SITE_URL"] = f"http://127.0.0.1:{port}/"
     # LLMBENCH_SITE_STRICT=0 lets a developer look at the site while another page is broken; default strict.
     render_site(ROOT / "mkdocs.yml", work / "site", db, strict=os.environ.get("LLMBENCH_SITE_STRICT") != "0")
     return work
@@ -115,13 +126,15 @@ def _model_xss(con: duckdb.DuckDBPyConnection) -> None:
 def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("fixture-site")
     write_fixture_results(work / "results")
-    return build(work / "results", work, _model_xss)
+    (work / "port").write_text(str(port := free_port()))
+    return build(work / "results", work, _model_xss, port)
 
 
 @pytest.fixture(scope="session")
 def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("real-site")
-    return build(ROOT / "results", work)
+    (work / "port").write_text(str(port := free_port()))
+    return build(ROOT / "results", work, port=port)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -129,23 +142,23 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve(folder: Path) -> tuple[str, http.server.ThreadingHTTPServer]:
+def serve(folder: Path, port: int = 0) -> tuple[str, http.server.ThreadingHTTPServer]:
     handler = functools.partial(_Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return f"http://127.0.0.1:{server.server_address[1]}", server
 
 
 @pytest.fixture(scope="session")
 def fixture_url(fixture_site: Path) -> Iterator[str]:
-    url, server = serve(fixture_site / "site")
+    url, server = serve(fixture_site / "site", int((fixture_site / "port").read_text()))
     yield url
     server.shutdown()
 
 
 @pytest.fixture(scope="session")
 def real_url(real_site: Path) -> Iterator[str]:
-    url, server = serve(real_site / "site")
+    url, server = serve(real_site / "site", int((real_site / "port").read_text()))
     yield url
     server.shutdown()
 
