@@ -428,17 +428,25 @@ def iter_outcomes(
 
     ``payload_fn(data, file, run_ids)`` runs in the worker on each valid file (``data``: validated plain
     dicts, defaults filled), so that only its (picklable, compact) output crosses the process boundary.
-    Outcomes arrive while later files are still being checked, so a consumer can overlap its own work.
+    With workers, every file is queued at once: they start checking before the first outcome is asked
+    for, so the caller can prepare meanwhile and overlap its own work with theirs (close the iterator to
+    stop early).
     """
     files = sorted(str(p) for p in paths)
     workers = workers or min(os.cpu_count() or 1, 8)
     if workers < 2 or len(files) < _PARALLEL_MIN_FILES:
-        for f in files:
-            yield _outcome(f, str(root), payload_fn)
-        return
-    chunk = max(1, min(8, len(files) // (workers * 8)))  # small chunks: results start flowing early
-    with ProcessPoolExecutor(workers) as pool:
-        yield from pool.map(_outcome, files, repeat(str(root)), repeat(payload_fn), chunksize=chunk)
+        return (_outcome(f, str(root), payload_fn) for f in files)
+    pool = ProcessPoolExecutor(workers)
+    chunk = 1 if len(files) < 512 else 4  # small chunks keep both cores busy to the last file
+    results = pool.map(_outcome, files, repeat(str(root)), repeat(payload_fn), chunksize=chunk)
+    return _drain(pool, results)
+
+
+def _drain(pool: ProcessPoolExecutor, results: Iterator[Outcome]) -> Iterator[Outcome]:
+    try:
+        yield from results
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 def check_many(

@@ -21,7 +21,9 @@ import json
 import os
 import re
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -186,24 +188,17 @@ def flatten(result: ResultFile, file: str, ids: list[str] | None = None) -> list
     ]
 
 
-def _payload(data: dict[str, Any], file: str, ids: list[str]) -> tuple[dict[str, Any], Any]:
-    """Worker payload: the file's values and its runs as one Arrow record batch (compact to send)."""
-    import pyarrow as pa
+def _payload(data: dict[str, Any], file: str, ids: list[str]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """Worker payload: the file's values once, and its runs as columns of plain values.
 
-    cols = run_columns(data, ids)
-    arrays = [pa.array(cols[c], type=_ARROW[c]) for c in RUN_LEVEL]
-    return file_values(data, file), pa.RecordBatch.from_arrays(arrays, names=list(RUN_LEVEL))
-
-
-def _warm_up_arrow() -> None:
-    import pyarrow as pa
-
-    pa.array([1.0])  # pyarrow's first conversion costs ~0.3 s: pay it once, before the workers fork
+    Plain lists pickle smaller and faster than Arrow arrays, and keep pyarrow (and the pandas it imports,
+    ~0.3 s) out of the workers: the parent converts whole batches while the workers go on checking.
+    """
+    return file_values(data, file), run_columns(data, ids)
 
 
 def collect(results_dir: Path, paths: Sequence[Path] | None = None) -> tuple[list[Outcome], list[Problem]]:
     """Check all result files under ``results_dir`` and flatten them; return outcomes and every problem."""
-    _warm_up_arrow()
     files = list(iter_result_files(paths or [results_dir]))
     outcomes = check_many(files, results_dir, payload_fn=_payload)
     problems = [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, results_dir)
@@ -216,23 +211,24 @@ _BATCH_RUNS = 50_000  # runs per INSERT while the workers go on checking (bounds
 def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
     """Build the DuckDB database from results/, all or nothing.
 
-    Runs are inserted into a new database file while later files are still being checked (the two overlap);
-    if any file has a problem, or a run is duplicated, the new file is deleted and ``db`` is left as it was.
+    The workers start first; the new database file is set up and runs are inserted while later files are
+    still being checked. If any file has a problem, or a run is duplicated, the new file is deleted and
+    ``db`` is left as it was.
     """
     files = list(iter_result_files([results_dir]))
     if not files:  # never replace a database with an empty one because of a wrong --results
         raise UserError(f"no result files (*.yaml) in {results_dir}; database left unchanged")
-    _warm_up_arrow()
+    checked = iter_outcomes(files, results_dir, payload_fn=_payload)  # workers start now
     outcomes: list[Outcome] = []
-    with DbWriter(db) as writer:
-        pending: list[tuple[dict[str, Any], Any]] = []
+    with closing(checked), DbWriter(db) as writer:
+        pending: list[tuple[dict[str, Any], dict[str, list[Any]]]] = []
         failed = False
-        for o in iter_outcomes(files, results_dir, payload_fn=_payload):
+        for o in checked:
             outcomes.append(Outcome(o.file, o.problems, o.run_ids))  # keep ids, drop the columns
             failed = failed or bool(o.problems)
             if o.payload and not failed:
                 pending.append(o.payload)
-                if sum(b.num_rows for _, b in pending) >= _BATCH_RUNS:
+                if sum(len(cols["run_id"]) for _, cols in pending) >= _BATCH_RUNS:
                     writer.add(arrow_tables(pending))
                     pending = []
         problems = [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, results_dir)
@@ -245,15 +241,19 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
     return IngestReport(files=len(outcomes), runs=writer.runs, db=db)
 
 
-def arrow_tables(payloads: Sequence[tuple[dict[str, Any], Any]]) -> tuple[Any, Any]:
-    """Worker payloads -> (run-level table with file_idx, file-level table with file_idx)."""
+def arrow_tables(payloads: Sequence[tuple[dict[str, Any], dict[str, list[Any]]]]) -> tuple[Any, Any]:
+    """Payloads -> (run-level Arrow table with file_idx, file-level table with file_idx)."""
     import numpy as np
     import pyarrow as pa
 
-    batches = [batch for _, batch in payloads]
-    lengths = [b.num_rows for b in batches]
-    runs = pa.Table.from_batches(batches, schema=_run_schema()) if batches else _run_schema().empty_table()
-    runs = runs.append_column("file_idx", pa.array(np.repeat(np.arange(len(batches)), lengths)))
+    lengths = [len(cols["run_id"]) for _, cols in payloads]
+    runs = pa.table(
+        {
+            c: pa.array(list(chain.from_iterable(cols[c] for _, cols in payloads)), type=_ARROW[c])
+            for c in RUN_LEVEL
+        }
+        | {"file_idx": pa.array(np.repeat(np.arange(len(payloads)), lengths))}
+    )
     files = pa.table(
         {c: pa.array([v[c] for v, _ in payloads], type=_ARROW[c]) for c in FILE_LEVEL}
         | {"file_idx": pa.array(np.arange(len(payloads)))}
@@ -339,14 +339,7 @@ def write_db(tables: tuple[Any, Any] | list[dict[str, Any]], db: Path) -> None:
 
 def _tables_from_rows(rows: list[dict[str, Any]]) -> tuple[Any, Any]:
     """``flatten`` rows -> the two tables (each row its own file entry; small inputs only)."""
-    import pyarrow as pa
-
-    payloads = []
-    for r in rows:
-        batch = pa.RecordBatch.from_arrays(
-            [pa.array([r[c]], type=_ARROW[c]) for c in RUN_LEVEL], list(RUN_LEVEL)
-        )
-        payloads.append(({c: r[c] for c in FILE_LEVEL}, batch))
+    payloads = [({c: r[c] for c in FILE_LEVEL}, {c: [r[c]] for c in RUN_LEVEL}) for r in rows]
     return arrow_tables(payloads)
 
 
@@ -453,12 +446,6 @@ class _LazyTypes(dict):  # Arrow types without importing pyarrow at module impor
 
 
 _ARROW: dict[str, Any] = _LazyTypes()
-
-
-def _run_schema() -> Any:
-    import pyarrow as pa
-
-    return pa.schema([(c, _ARROW[c]) for c in RUN_LEVEL])
 
 
 def _gpu_row(g: registry.Gpu) -> dict[str, Any]:
