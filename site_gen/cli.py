@@ -45,4 +45,6 @@ def serve_cmd(
     import os
 
     os.environ["LLMBENCH_DB"] = str(db.resolve())
+    # Material's instant navigation follows only links on site_url's origin (port included).
+    os.environ.setdefault("LLMBENCH_SITE_URL", f"http://{addr}/")
     serve(config_file=str(config), dev_addr=addr, strict=True)

@@ -170,6 +170,17 @@ def test_every_page_loads_without_console_errors_or_outside_requests_and_is_scre
         page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
         assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
         page.screenshot(path=str(SHOTS / "explorer-dark-desktop.png"), full_page=True)
+        # Flipping Material's palette toggle redraws the charts in the new theme.
+        page.evaluate("() => { window.__view = window.llmbench.charts()[0].view; }")
+        page.click("form[data-md-component=palette] label:visible")
+        page.wait_for_function(
+            "window.llmbench.charts()[0].view !== window.__view && !!window.llmbench.charts()[0].view"
+        )
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
+        page.wait_for_function(
+            "window.llmbench.charts().every(c => c.view && c.view.scenegraph().root.items.length)"
+        )
+        page.screenshot(path=str(SHOTS / "explorer-toggled-light-desktop.png"))
     finally:
         dark.close()
 
@@ -213,3 +224,13 @@ def test_a_page_opened_from_disk_draws_its_charts(fixture_site: Path, watched: W
     assert page.text_content(".lb-count") == "12 of 12 runs"
     assert page.evaluate(COUNT_MARKS, 0) == 12
     assert watched.external == []
+
+
+def test_a_preset_sets_the_filters_and_the_url_without_reloading(fixture_url: str, watched: Watched) -> None:
+    page = watched.open(f"{fixture_url}/explorer.html")
+    page.evaluate("() => { window.__same_document = 1; }")
+    page.click(".lb-preset:has-text('H200 vs A100')")
+    page.wait_for_function("document.querySelector('.lb-count').textContent === '10 of 12 runs'")
+    assert parse_qs(urlparse(page.url).query) == {"gpu": ["H200 SXM 141GB", "A100 SXM4 80GB"]}
+    assert page.evaluate("window.__same_document") == 1
+    assert watched.errors == []
