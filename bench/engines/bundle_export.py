@@ -1,0 +1,179 @@
+"""transformers_suite bundles -> one result file of measured runs (head side: uses llmbench's own deps).
+
+A suite run on a lent GPU (``python3 -m bench.engines.transformers_suite``) brings back ``bundle.json`` (plan,
+environment, one trtllm-bench-format report per job) and ``log.txt``. This turns every finished job of one or
+more bundles into a run of one ``ResultFile``: metrics through ``bench.report.parse_json`` (the same parser as
+``llmbench run``), the batching mode in ``engine_settings.extra``, random weights in ``model.weights``, and
+notes that say how the run differs from the published TensorRT-LLM runs (fewer requests, warm-up excluded).
+Written with ``bench.resultfile.write_file``: validated, then renamed into place.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench import registry, report, resultfile
+from bench.schema import ResultFile
+
+MODE_NOTES = {
+    "generate": "plain batched model.generate (dynamic KV cache), eager PyTorch",
+    "static": "model.generate with a static KV cache; transformers compiles the decode step with "
+    "torch.compile (mode reduce-overhead, CUDA graphs)",
+    "continuous": "transformers continuous batching (generate_batch manager: paged KV cache, "
+    "chunked prefill)",
+}
+
+
+@dataclass(frozen=True)
+class Submission:
+    """Who and what the file is about (the parts a bundle cannot know)."""
+
+    submitter: str
+    system: str
+    title: str
+    gpu: str
+    notes: str
+    reference: dict[tuple[int, int], int]  # (isl, osl) -> the num_requests the compared source used
+
+
+def _done_times(log: str, day: dt.date) -> dict[str, dt.datetime]:
+    """When each job finished, from the suite's log lines ``[HH:MM:SS] done <name> ...`` (UTC)."""
+    out = {}
+    for m in re.finditer(r"^\[(\d\d):(\d\d):(\d\d)\] done (\S+)", log, re.MULTILINE):
+        h, mi, s, name = int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4)
+        out[name] = dt.datetime(day.year, day.month, day.day, h, mi, s, tzinfo=dt.UTC)
+    return out
+
+
+def _run(job: dict[str, Any], plan_path: str, when: dt.datetime | None, sub: Submission) -> dict[str, Any]:
+    rep = job["report"]
+    parsed = report.parse_json(json.dumps(rep), f"{job['name']}/report.json")
+    mode, runner = rep["engine"]["batching"], rep.get("transformers_runner", {})
+    world = rep["world_info"]
+    ref = sub.reference.get((job["isl"], job["osl"]))
+    notes = [f"batching {mode}: {MODE_NOTES[mode]}"]
+    notes.append(
+        f"warm-up{' and compilation' if runner.get('compiled') else ''}"
+        f" ({runner.get('warmup_s')} s) not timed"
+    )
+    if ref and job["num_requests_used"] < ref:
+        notes.append(
+            f"num_requests reduced to {job['num_requests_used']} (the published runs used {ref})"
+            " to fit the GPU lease"
+        )
+    notes.append("random weights of the architecture (throughput does not depend on weight values)")
+    notes.append("offline: all requests submitted at the start; TTFT/TPOT from per-step token timestamps")
+    return {
+        "parallelism": {"tp": 1, "pp": 1},
+        "workload": {
+            "isl": job["isl"],
+            "osl": job["osl"],
+            "num_requests": job["num_requests_used"],
+            "dataset": "token-norm-dist",
+            "input_stdev": 0.0,
+            "output_stdev": 0.0,
+        },
+        "engine_settings": {
+            "max_batch_size": world.get("max_batch_size"),
+            "max_num_tokens": world.get("max_num_tokens"),
+            "extra": {
+                "batching": mode,
+                "torch_compile": bool(runner.get("compiled", False)),
+                "attn_implementation": rep["engine"].get("attn_implementation"),
+            },
+        },
+        "metrics": parsed.metrics,
+        "timestamp": when,
+        "command": f"python3 -m bench.engines.transformers_suite {plan_path} $OUT  # job {job['name']}\n"
+        + job.get("command", ""),
+        "notes": "; ".join(notes),
+    }
+
+
+def build(bundles: list[tuple[Path, str]], day: dt.date, sub: Submission) -> ResultFile:
+    """One result file from suite output folders (each with bundle.json and log.txt) and their plan paths."""
+    runs, env, version, model_id, dtype = [], {}, set(), set(), set()
+    for folder, plan_path in bundles:
+        data = json.loads((folder / "bundle.json").read_text(encoding="utf-8"))
+        log = (folder / "log.txt").read_text(encoding="utf-8") if (folder / "log.txt").exists() else ""
+        times = _done_times(log, day)
+        env = data["environment"] | env
+        for job in data["jobs"]:
+            if "report" not in job:
+                continue
+            version.add(job["report"]["engine"]["version"])
+            model_id.add(job["report"]["engine"]["model"])
+            dtype.add(job["report"]["engine"]["dtype"])
+            runs.append(_run(job, plan_path, times.get(job["name"]), sub))
+    if len(version) != 1 or len(model_id) != 1 or len(dtype) != 1:
+        raise ValueError(f"bundles differ in engine version, model or dtype: {version}, {model_id}, {dtype}")
+    precision = {"bfloat16": "BF16", "float16": "FP16", "float32": "FP32"}[dtype.pop()]
+    mid = model_id.pop()
+    data = {
+        "schema_version": 1,
+        "submission": {
+            "submitter": sub.submitter,
+            "system": sub.system,
+            "date": day,
+            "source": {"kind": "measured", "publisher": "llmbench", "title": sub.title, "notes": sub.notes},
+        },
+        "hardware": {
+            "gpu": registry.gpus().get(sub.gpu).name,
+            "gpu_label": env.get("gpu_name"),
+            "gpus_per_node": env.get("gpu_count") or 1,
+            "cpu": env.get("cpu"),
+        },
+        "software": {
+            "engine": "transformers",
+            "engine_version": version.pop(),
+            "benchmark_tool": "llmbench-transformers",
+        },
+        "model": {
+            "id": registry.models().get(mid).id,
+            "label": f"{mid} architecture, random weights",
+            "weight_precision": precision,
+            "kv_cache_dtype": precision,
+            "weights": "random",
+        },
+        "environment": {k: v for k, v in env.items() if isinstance(v, str | int | float | bool) or v is None},
+        "runs": runs,
+    }
+    return ResultFile.model_validate(data)
+
+
+def write(result: ResultFile, path: Path) -> Path:
+    """Validate and write atomically (never in place over another file's content by accident)."""
+    resultfile.write_file(result, path)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m bench.engines.bundle_export", description=__doc__.split("\n")[0]
+    )
+    p.add_argument("--bundle", nargs=2, action="append", metavar=("DIR", "PLAN"), required=True)
+    p.add_argument("--date", type=dt.date.fromisoformat, required=True)
+    p.add_argument("--gpu", required=True, help="Canonical GPU name (the registry's).")
+    p.add_argument("--submitter", required=True)
+    p.add_argument("--system", required=True)
+    p.add_argument("--title", required=True)
+    p.add_argument("--notes", default="")
+    p.add_argument("--reference", nargs=3, type=int, action="append", default=[], metavar=("ISL", "OSL", "N"))
+    p.add_argument("--out", type=Path, required=True)
+    a = p.parse_args(argv)
+    ref = {(i, o): n for i, o, n in a.reference}
+    sub = Submission(a.submitter, a.system, a.title, a.gpu, a.notes, ref)
+    result = build([(Path(d), plan) for d, plan in a.bundle], a.date, sub)
+    print(f"wrote {write(result, a.out)}: {len(result.runs)} run(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
