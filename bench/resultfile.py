@@ -9,13 +9,8 @@ across files. ``write_file`` validates first, then writes to a temporary file an
 
 from __future__ import annotations
 
-import difflib
 import gc
-import hashlib
-import json
-import operator
 import os
-import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -30,26 +25,16 @@ import yaml_rs
 from pydantic import ValidationError
 
 from bench import registry
-from bench.schema import EngineSettings, Parallelism, ResultFile, Workload, dict_validator
+from bench.problems import LineMap, Problem, validation_problem, yaml_problem
+from bench.runid import run_id, run_ids
+from bench.schema import ResultFile, dict_validator
+
+__all__ = ["Problem", "run_id", "run_ids"]  # re-exported: callers import them from here
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # the largest real submission is ~100 KB; 8 MB leaves room, stops abuse
 _ALIAS_LIMITS = (
     yaml_rs.AliasLimits(max_total_replayed_events=100_000) if hasattr(yaml_rs, "AliasLimits") else None
 )
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with one file, located as precisely as the input allows."""
-
-    file: str
-    line: int | None
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -65,11 +50,6 @@ def _parse_yaml(text: str) -> Any:
     if _ALIAS_LIMITS is not None:
         return yaml_rs.loads(text, alias_limits=_ALIAS_LIMITS)
     return yaml_rs.loads(text)
-
-
-def _yaml_error_line(message: str) -> int | None:
-    m = re.search(r"line (\d+)", message)
-    return int(m.group(1)) if m else None
 
 
 def _read_text(path: Path, name: str) -> tuple[str | None, Problem | None]:
@@ -100,47 +80,11 @@ def parse(text: str, name: str) -> tuple[Any, Problem | None]:
     try:
         data = _parse_yaml(text)
     except Exception as e:  # yaml_rs raises YAMLDecodeError and, on limits, other errors
-        return None, _yaml_problem(name, str(e) or type(e).__name__, text)
+        return None, yaml_problem(name, str(e) or type(e).__name__, text)
     if not isinstance(data, dict):
         got = "an empty document" if data is None else type(data).__name__
         return None, Problem(name, 1, "", f"expected a mapping at the top (schema_version, ...), got {got}")
     return data, None
-
-
-def _yaml_problem(name: str, message: str, text: str) -> Problem:
-    """A yaml-rs error as a located problem: its line, column and the reason (its last line)."""
-    lines = message.splitlines()
-    m = re.match(r"YAML parse error at line (\d+), column (\d+)", lines[0])
-    if m:
-        return Problem(name, int(m.group(1)), "", f"invalid YAML at column {m.group(2)}: {lines[-1].strip()}")
-    dup = re.match(r"duplicate mapping key: '(.*)'", lines[0])
-    if dup:
-        line, path = _duplicate_key(text, dup.group(1))
-        return Problem(name, line, path, f"expected each key once per mapping, got {dup.group(1)!r} again")
-    if "alias" in lines[0]:
-        return Problem(name, None, "", f"expected plain YAML, got too many alias expansions ({lines[0]})")
-    return Problem(name, _yaml_error_line(message), "", f"invalid YAML: {lines[0]}")
-
-
-def _duplicate_key(text: str, key: str) -> tuple[int | None, str]:
-    """Line and field path of the second occurrence of a key (PyYAML keeps duplicates; aliases unexpanded)."""
-    try:
-        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return None, ""
-    stack: list[tuple[Any, tuple]] = [(root, ())]
-    while stack:
-        node, path = stack.pop()
-        if isinstance(node, yaml.MappingNode):
-            seen = set()
-            for k, v in node.value:
-                if k.value == key and k.value in seen:
-                    return k.start_mark.line + 1, ".".join(map(str, (*path, key)))
-                seen.add(k.value)
-                stack.append((v, (*path, k.value)))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend((v, (*path, i)) for i, v in enumerate(node.value))
-    return None, ""
 
 
 def check_file(path: Path, root: Path | None = None) -> Checked:
@@ -161,8 +105,8 @@ def check_text(text: str, name: str) -> Checked:
     try:
         result = ResultFile.model_validate(data)
     except ValidationError as e:
-        return Checked(name, None, _all_problems(name, e, data, _LineMap(text)))
-    problems = _registry_problems(name, result.hardware.gpu, result.model.id, _LineMap(text))
+        return Checked(name, None, _all_problems(name, e, data, LineMap(text)))
+    problems = _registry_problems(name, result.hardware.gpu, result.model.id, LineMap(text))
     return Checked(name, None if problems else result, problems)
 
 
@@ -177,14 +121,14 @@ def check_data(text: str, name: str) -> tuple[dict[str, Any] | None, list[Proble
     try:
         valid = dict_validator().validate_python(data)
     except ValidationError as e:
-        return None, _all_problems(name, e, data, _LineMap(text))
-    problems = _registry_problems(name, valid["hardware"]["gpu"], valid["model"]["id"], _LineMap(text))
+        return None, _all_problems(name, e, data, LineMap(text))
+    problems = _registry_problems(name, valid["hardware"]["gpu"], valid["model"]["id"], LineMap(text))
     return (None if problems else valid), problems
 
 
-def _all_problems(name: str, e: ValidationError, data: dict[str, Any], lines: _LineMap) -> list[Problem]:
+def _all_problems(name: str, e: ValidationError, data: dict[str, Any], lines: LineMap) -> list[Problem]:
     """Schema problems, and unknown GPU or model names too (where those fields are strings), in line order."""
-    problems = [_problem(name, err, lines) for err in e.errors()]
+    problems = [validation_problem(name, err, lines) for err in e.errors()]
     gpu, model = (data.get("hardware") or {}), (data.get("model") or {})
     gpu = gpu.get("gpu") if isinstance(gpu, dict) else None
     model = model.get("id") if isinstance(model, dict) else None
@@ -192,7 +136,7 @@ def _all_problems(name: str, e: ValidationError, data: dict[str, Any], lines: _L
     return sorted(problems, key=lambda p: p.line or 0)
 
 
-def _registry_problems(name: str, gpu: Any, model: Any, lines: _LineMap) -> list[Problem]:
+def _registry_problems(name: str, gpu: Any, model: Any, lines: LineMap) -> list[Problem]:
     out = []
     for kind, index, value, loc in (
         ("GPU", registry.gpus(), gpu, ("hardware", "gpu")),
@@ -204,83 +148,6 @@ def _registry_problems(name: str, gpu: Any, model: Any, lines: _LineMap) -> list
             msg = f"expected a known {kind} (see bench/data), got {value!r}{hint}"
             out.append(Problem(name, lines.line(loc), ".".join(loc), msg))
     return out
-
-
-def _problem(name: str, err: Any, lines: _LineMap) -> Problem:
-    loc = tuple(err["loc"])
-    path = ".".join(str(p) for p in loc)
-    kind, msg = err["type"], err["msg"]
-    if kind in ("model_type", "dict_type"):  # the two validators word this one differently; say it once
-        msg = "Input should be a mapping"
-    if kind == "missing":
-        text = "expected a value (required field), got nothing"
-        return Problem(name, lines.line(loc[:-1]), path, text)
-    if kind == "extra_forbidden":
-        allowed = _allowed_fields(loc[:-1])
-        near = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
-        text = f"unknown field {loc[-1]!r}{hint}; expected one of: {', '.join(allowed)}"
-        return Problem(name, lines.line(loc, key=True), path, text)
-    if kind == "value_error":  # our own checks (bench.schema) already say "expected ..., got ..."
-        return Problem(name, lines.line(loc), path, msg.removeprefix("Value error, "))
-    expected = re.sub(r"^(Input|Value) should (be )?", "", msg)
-    if kind.startswith(("date_", "datetime_")):  # pydantic's wording here is about its internals
-        expected = "a date (YYYY-MM-DD)" if kind.startswith("date_") else "an ISO 8601 date-time"
-    got = err.get("input")
-    got_text = "nothing" if got is None else f"{type(got).__name__} {_short(got)}"
-    return Problem(name, lines.line(loc), path, f"expected {expected}, got {got_text}")
-
-
-def _short(value: Any) -> str:
-    text = repr(value) if not isinstance(value, dict | list) else json.dumps(value, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _allowed_fields(loc: tuple) -> list[str]:
-    model: Any = ResultFile
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        field = model.model_fields.get(part)
-        if field is None:
-            return []
-        ann = field.annotation
-        model = next((a for a in getattr(ann, "__args__", (ann,)) if hasattr(a, "model_fields")), ann)
-        if hasattr(ann, "__origin__") and ann.__origin__ is list:
-            model = ann.__args__[0]
-    return list(getattr(model, "model_fields", {}))
-
-
-class _LineMap:
-    """Maps a field path to its 1-based line, composing the YAML (PyYAML) only when a problem needs it."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._root: Any = None
-
-    def line(self, loc: tuple, key: bool = False) -> int | None:
-        if self._root is None:
-            try:
-                self._root = yaml.compose(self._text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-            except yaml.YAMLError:
-                return None
-        node, last = self._root, self._root
-        for part in loc:
-            node = _child(node, part, key and part == loc[-1])
-            if node is None:
-                break
-            last = node
-        return last.start_mark.line + 1 if last is not None else None
-
-
-def _child(node: Any, part: Any, want_key: bool) -> Any:
-    if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            if k.value == str(part):
-                return k if want_key else v
-    elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-        return node.value[part]
-    return None
 
 
 RESULT_SUFFIXES = (".yaml", ".yml")
@@ -300,73 +167,6 @@ def iter_result_files(paths: Iterable[Path]) -> Iterator[Path]:
             )
         elif p.suffix in RESULT_SUFFIXES or not p.exists():
             yield p
-
-
-_THROUGHPUTS = operator.itemgetter(
-    "output_tokens_per_s", "output_tokens_per_s_per_gpu", "output_tokens_per_s_per_user"
-)
-_PARALLELISM = operator.itemgetter(*Parallelism.model_fields)
-_WORKLOAD = operator.itemgetter(*Workload.model_fields)
-_SETTINGS = operator.itemgetter(*(f for f in EngineSettings.model_fields if f != "extra"))
-
-
-def _file_key(data: dict[str, Any]) -> str:
-    """The submission-level part of every run key: source, GPU, model, engine (canonical names)."""
-    src, hw, m, s = data["submission"]["source"], data["hardware"], data["model"], data["software"]
-    gpu = registry.gpus().find(hw["gpu"])
-    model = registry.models().find(m["id"])
-    return repr(
-        (
-            src["publisher"],
-            src["title"],
-            str(src["url"]) if src["url"] is not None else None,
-            gpu.name if gpu else hw["gpu"],
-            model.id if model else m["id"],
-            m["weight_precision"],
-            m["kv_cache_dtype"],
-            m["weights"],
-            s["engine"],
-            s["engine_version"],
-            s["workflow"],
-            s["benchmark_tool"],
-            hw["nodes"],
-        )
-    )
-
-
-def _run_key(run: dict[str, Any]) -> str:
-    """The run-level part: parallelism, workload, engine settings, and which throughput figures it gives.
-
-    Which figures are given is part of it: a source may publish one run as three separate figures (NVIDIA's
-    DeepSeek-R1 blog gives total, per-GPU and per-user rows); each is then its own run.
-    """
-    e = run["engine_settings"]
-    extra = json.dumps(e["extra"], sort_keys=True, default=str) if e["extra"] else None
-    given = tuple(v is not None for v in _THROUGHPUTS(run["metrics"]))
-    # itemgetters over every field in schema order: canonical whatever the key order in the file; one flat
-    # tuple (nested tuples cost a third more to repr, and this runs for every run)
-    return repr(
-        (*_PARALLELISM(run["parallelism"]), *_WORKLOAD(run["workload"]), *_SETTINGS(e), extra, *given)
-    )
-
-
-def run_ids(data: dict[str, Any]) -> list[str]:
-    """Stable, citable 12-hex ids of a file's runs (validated dicts), from source and configuration only.
-
-    Two runs with the same id are the same run: same source, GPU, model, precision, engine and settings.
-    """
-    prefix = hashlib.sha1(_file_key(data).encode())
-    out = []
-    for r in data["runs"]:
-        h = prefix.copy()  # the file's part is hashed once
-        h.update(_run_key(r).encode())
-        out.append(h.hexdigest()[:12])
-    return out
-
-
-def run_id(result: ResultFile, run_index: int) -> str:
-    """The id of one run of a model (see ``run_ids``; prefer that for many runs)."""
-    return run_ids(result.model_dump())[run_index]
 
 
 @dataclass(frozen=True)
@@ -466,7 +266,7 @@ def find_duplicates(outcomes: Iterable[Outcome], root: Path) -> list[Problem]:
                 seen[rid] = (o.file, i)
                 continue
             first_file, first_run = seen[rid]
-            line = _LineMap((root / o.file).read_text(encoding="utf-8")).line(("runs", i))
+            line = LineMap((root / o.file).read_text(encoding="utf-8")).line(("runs", i))
             msg = f"duplicate run: same source and configuration as {first_file} runs.{first_run}"
             problems.append(Problem(o.file, line, f"runs.{i}", msg))
     return problems

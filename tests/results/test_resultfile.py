@@ -131,9 +131,10 @@ def test_validate_reports_each_bad_input_with_file_line_and_field(
 
 
 def test_validate_accepts_the_committed_results(runner, root: Path) -> None:
-    out = runner.invoke(app, ["validate", "--results", str(root / "results")])
+    out = runner.invoke(app, ["validate", str(root / "results" / "kisti"), str(root / "results" / "nvidia")])
     assert out.exit_code == 0, out.output
     assert "403 file(s), 4,345 run(s)" in out.output
+    assert runner.invoke(app, ["validate", "--results", str(root / "results")]).exit_code == 0
 
 
 def test_validate_reports_every_problem_of_every_file(results: Path, valid_text: str, runner) -> None:

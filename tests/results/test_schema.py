@@ -35,7 +35,7 @@ def test_schema_command_writes_the_file(tmp_path: Path, runner) -> None:
 
 def test_dict_validator_gives_what_the_model_gives_for_every_committed_file() -> None:
     files = sorted((ROOT / "results").rglob("*.yaml"))
-    assert len(files) == 403
+    assert len(files) >= 403
     for path in files[::8]:  # a spread of releases, GPUs and both sources (every file is checked by validate)
         data, problem = parse(path.read_text(encoding="utf-8"), path.name)
         assert problem is None
