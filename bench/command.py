@@ -301,6 +301,9 @@ ENGINES: dict[str, EngineSpec] = {
     ),
 }
 
+# Other engines add themselves to ENGINES when their module is imported (one line each).
+import bench.engines.transformers_sweep  # noqa: E402, F401  (engine: transformers, issue 6)
+
 
 def engine(name: str) -> EngineSpec:
     return ENGINES[name]

@@ -100,7 +100,8 @@ def _environment(records: list[RunRecord]) -> dict[str, Any]:
 
 def _run(rec: RunRecord, all_attempts: dict[str, list[RunRecord]]) -> dict[str, Any]:
     job, facts = rec["job"], rec["report"] or {}
-    options = facts.get("llm_api_options") or None
+    # trtllm-bench: the LLM-API options YAML; other engines report their distinguishing settings themselves
+    options = facts.get("llm_api_options") or (facts.get("engine") or {}).get("settings") or None
     conc = job["concurrency"]
     notes = []
     earlier = [a for a in all_attempts.get(rec["job_id"], []) if a["attempt"] < rec["attempt"]]
@@ -201,6 +202,7 @@ def build(records: list[RunRecord], all_attempts: list[RunRecord], opts: ExportO
             "checkpoint": spec["model"].get("checkpoint") or spec["model"].get("path"),
             "weight_precision": precision,
             "kv_cache_dtype": kv_dtype,
+            "weights": _reported_weights(records),
         },
         "environment": env,
         "runs": [_run(r, by_job) for r in records],
@@ -210,6 +212,12 @@ def build(records: list[RunRecord], all_attempts: list[RunRecord], opts: ExportO
     except ValidationError as e:
         problems = "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors()[:5])
         raise UserError(f"the runs do not make a valid result file: {problems}") from None
+
+
+def _reported_weights(records: list[RunRecord]) -> str:
+    """random when the engine says it ran random weights (transformers), else pretrained."""
+    vals = (((r["report"] or {}).get("engine") or {}).get("weights") for r in records)
+    return _one(records, "weights", vals) or "pretrained"
 
 
 def _reported_kv_dtype(records: list[RunRecord]) -> str | None:

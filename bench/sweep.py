@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from bench.engines.transformers_sweep import TransformersSpec
 from bench.errors import UserError
 from bench.schema import Precision
 
@@ -183,6 +184,7 @@ class Sweep(_Spec):
     run: RunSpec = RunSpec()
     hardware: HardwareSpec = HardwareSpec()
     publish: PublishSpec = PublishSpec()
+    transformers: TransformersSpec | None = Field(default=None, description="Options of engine transformers.")
 
     @field_validator("engine")
     @classmethod

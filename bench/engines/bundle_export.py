@@ -81,7 +81,8 @@ def _run(job: dict[str, Any], plan_path: str, when: dt.datetime | None, sub: Sub
         "engine_settings": {
             "max_batch_size": world.get("max_batch_size"),
             "max_num_tokens": world.get("max_num_tokens"),
-            "extra": {
+            "extra": rep["engine"].get("settings")
+            or {
                 "batching": mode,
                 "torch_compile": bool(runner.get("compiled", False)),
                 "attn_implementation": rep["engine"].get("attn_implementation"),

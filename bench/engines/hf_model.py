@@ -51,10 +51,14 @@ class ModelSpec:
     attn_implementation: str = "sdpa"
 
 
-def read_arch(path: Path) -> dict[str, Any]:
-    """Architecture figures from a JSON file (the registry's field names)."""
+def read_arch(source: str | Path) -> dict[str, Any]:
+    """Architecture figures (the registry's field names) from inline JSON (``{...}``) or a JSON file."""
+    path = source
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = (
+            str(source) if str(source).lstrip().startswith("{") else Path(source).read_text(encoding="utf-8")
+        )
+        data = json.loads(text)
     except (OSError, json.JSONDecodeError) as e:
         raise ModelSpecError(f"{path}: expected a JSON object of architecture figures ({e})") from None
     if not isinstance(data, dict):

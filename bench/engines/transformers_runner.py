@@ -121,6 +121,12 @@ def build_report(model: Any, outcome: batching.Outcome, args: argparse.Namespace
         "torch_version": torch.__version__,
         "device": model.device.type,
         "attn_implementation": args.attn_implementation,
+        # what sets this run apart from others of the workload: the result file's engine_settings.extra
+        "settings": {
+            "batching": args.batching,
+            "torch_compile": bool(outcome.settings.get("compiled", False)),
+            "attn_implementation": args.attn_implementation,
+        },
     }
     s = outcome.settings
     world = {
