@@ -56,7 +56,8 @@ _KV_ALIASES = {
 
 def kv_dtype_bytes(kv_dtype: str | None, weight_precision: str) -> float:
     """Bytes per KV-cache element; unknown or "auto": FP8 for FP8/FP4 checkpoints (their default), else 2."""
-    key = _KV_ALIASES.get((kv_dtype or "").strip().lower())
+    # not a str: NULL read back through pandas is NaN (a float), e.g. from DuckDB fetchdf in bound.py
+    key = _KV_ALIASES.get(kv_dtype.strip().lower()) if isinstance(kv_dtype, str) else None
     if key:
         return KV_BYTES[key]
     return 1 if weight_precision in ("FP8", "FP4", "Mixed") else 2
