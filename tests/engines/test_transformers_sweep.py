@@ -1,0 +1,78 @@
+"""engine: transformers in a sweep file: the command line it runs and the combinations it refuses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import command, sweep
+from tests.bench.helpers import write_sweep
+
+TINY = "llmbench/tiny-random-llama"
+
+
+def spec(**over: object) -> dict:
+    base = {
+        "engine": "transformers",
+        "trtllm": None,
+        "model": {"id": TINY, "precision": "BF16"},
+        "transformers": {"weights": "random", "batching": "static"},
+        "dataset": {"vocab_size": 1024, "eos_id": 2},
+        "workloads": [{"isl": 128, "osl": 128, "num_requests": 64}],
+        "settings": {"max_batch_size": [32]},
+    }
+    return base | over
+
+
+def test_job_runs_the_runner_on_the_jobs_dataset_with_registry_figures(tmp_path: Path) -> None:
+    plan = sweep.load_plan(write_sweep(tmp_path, spec()), out_dir=tmp_path / "out")
+    (job,) = plan.jobs
+    (step,) = command.job_steps(job, None, tmp_path / "r.json")
+    argv = step.argv
+    assert argv[:3] == ["python3", "-m", "bench.engines.transformers_runner"]
+    arch = json.loads(argv[argv.index("--arch") + 1])
+    assert arch == {
+        "layers": 2,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "attention_heads": 4,
+        "kv_heads": 2,
+        "head_dim": 16,
+        "vocab_size": 1024,
+    }
+    assert argv[argv.index("--dataset") + 1] == str(command.dataset_path(job))
+    assert argv[argv.index("--dtype") + 1] == "bf16" and argv[argv.index("--batching") + 1] == "static"
+    assert argv[argv.index("--max_batch_size") + 1] == "32" and argv[-2:] == [
+        "--report_json",
+        str(tmp_path / "r.json"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("over", "message"),
+    [
+        (
+            {"model": {"id": TINY, "precision": "FP8"}},
+            "model.precision: engine transformers runs BF16, FP16, FP32",
+        ),
+        (
+            {"transformers": {"weights": "pretrained"}},
+            "model.path: engine transformers with pretrained weights",
+        ),
+        ({"dataset": {}}, "dataset.vocab_size: random weights have no tokenizer"),
+        ({"trtllm": {"version": "1.2.0"}}, "trtllm: engine transformers takes a transformers section"),
+    ],
+)
+def test_sweeps_it_cannot_run_are_refused_naming_the_key(tmp_path: Path, over: dict, message: str) -> None:
+    with pytest.raises(sweep.SweepError, match=message.replace("(", r"\(")):
+        sweep.load_plan(write_sweep(tmp_path, spec(**over)), out_dir=tmp_path / "out")
+
+
+def test_multi_gpu_and_concurrency_combinations_are_skipped_with_the_reason(tmp_path: Path) -> None:
+    over = spec(parallelism={"tp": [1, 2]}, concurrency=[None, 8], cluster={"gpus_per_node": 2})
+    plan = sweep.load_plan(write_sweep(tmp_path, over), out_dir=tmp_path / "out")
+    assert [(j.tp, j.concurrency) for j in plan.jobs] == [(1, None)]
+    reasons = {s.reason for s in plan.skipped}
+    assert any("runs on one device" in r for r in reasons) and any("offline only" in r for r in reasons)
