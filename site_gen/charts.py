@@ -309,17 +309,24 @@ def version_history(ctx: ChartContext) -> alt.Chart:
 
 
 def engine_comparison(ctx: ChartContext) -> alt.Chart:
-    """Grouped bars: engine on x (TensorRT-LLM, transformers, ...), one bar per GPU."""
-    return (
-        _best_per_gpu(base(ctx), ["gpu", "engine"])
-        .mark_bar()
-        .encode(
-            x=alt.X("engine:N", title="Inference engine"),
-            xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
-            y=alt.Y("best:Q", title=BEST_TITLE),
-            color=gpu_color(ctx),
-            tooltip=_best_tooltip([alt.Tooltip("engine:N", title="Engine")]),
-        )
+    """Grouped bars: engine and precision on x (e.g. "tensorrt-llm FP8", "transformers BF16"), one bar per
+    GPU; precision is part of the label because engines are often measured at different precisions."""
+    agg = _best_per_gpu(base(ctx), ["gpu", "engine", "precision", "precision_order"]).transform_calculate(
+        engine_precision="datum.engine + ' ' + datum.precision"
+    )
+    return agg.mark_bar().encode(
+        x=alt.X(
+            "engine_precision:N",
+            title="Inference engine and weight precision",
+            sort=alt.EncodingSortField("precision_order", op="min"),
+            axis=alt.Axis(labelAngle=0),
+        ),
+        xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
+        y=alt.Y("best:Q", title=BEST_TITLE),
+        color=gpu_color(ctx),
+        tooltip=_best_tooltip(
+            [alt.Tooltip("engine:N", title="Engine"), alt.Tooltip("precision:N", title="Precision")]
+        ),
     )
 
 
