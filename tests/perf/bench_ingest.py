@@ -125,12 +125,13 @@ def _cpu_s() -> float:
 
 
 def _report(label: str, runs: int, seconds: float, cpu: float) -> None:
-    """Wall-clock rate, and the rate the CPU time allows on 2 idle cores (the machine is shared)."""
+    """Wall-clock rate, and the rate its CPU time would allow on 2 otherwise idle cores (the machine is
+    shared: other work inflates wall time, and CPU time somewhat less)."""
     rate, cpu_rate = runs / seconds, runs / (cpu / 2)
     print(
         f"{label:<9} {runs:,} runs in {seconds:.2f} s = {rate:,.0f} runs/s "
         f"(target >= {TARGET_RUNS_PER_S:,}; ratio {rate / TARGET_RUNS_PER_S:.2f}); "
-        f"CPU {cpu:.2f} s = {cpu_rate:,.0f} runs/s on 2 idle cores",
+        f"CPU {cpu:.2f} s (parent + workers) = {cpu_rate:,.0f} runs/s if 2 cores were idle",
         flush=True,
     )
 
