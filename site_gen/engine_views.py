@@ -1,0 +1,91 @@
+"""Views that compare inference engines: TensorRT-LLM against the PyTorch-native transformers baseline.
+
+Registered in ``site_gen.views`` (listed in its EXTRA_VIEW_MODULES). ``trtllm-vs-transformers`` draws, per
+workload, the best output tokens/s of each engine on the selected runs, and above each pair the ratio
+TensorRT-LLM / transformers, so "how much faster" is read off the chart rather than computed by the reader.
+Pages choose the runs with marker filters (GPU, model, TP, precision, source).
+"""
+
+from __future__ import annotations
+
+import altair as alt
+
+from site_gen.charts import ChartContext, base
+from site_gen.views import COMMON, register, widest
+
+TRT, HF = "tensorrt-llm", "transformers"
+ENGINE_COLOURS = {TRT: "#76b900", HF: "#ff9d00"}  # NVIDIA green, Hugging Face yellow
+WORKLOAD_TITLE = "Workload: input/output sequence length (tokens)"
+Y_TITLE = "Best output tokens/s of the selected runs (all GPUs of a run)"
+
+
+def _best_per_engine(ctx: ChartContext) -> alt.Chart:
+    """Best output tokens/s per (workload, engine) of the runs that report an all-GPU figure."""
+    return (
+        base(ctx)
+        .transform_filter("isValid(datum.output_tps) && datum.output_tps > 0")
+        .transform_filter(alt.FieldOneOfPredicate(field="engine", oneOf=[TRT, HF]))
+        .transform_aggregate(
+            best="max(output_tps)", runs="count()", groupby=["workload", "workload_order", "engine"]
+        )
+    )
+
+
+def engine_bars(ctx: ChartContext) -> alt.LayerChart:
+    """Grouped bars per workload (one per engine) with the TensorRT-LLM / transformers ratio on top."""
+    sort = alt.EncodingSortField("workload_order", op="min")
+    x = alt.X("workload:N", title=WORKLOAD_TITLE, sort=sort, axis=alt.Axis(labelAngle=0))
+    bars = (
+        _best_per_engine(ctx)
+        .mark_bar()
+        .encode(
+            x=x,
+            xOffset=alt.XOffset("engine:N", sort=[TRT, HF]),
+            y=alt.Y("best:Q", title=Y_TITLE),
+            color=alt.Color(
+                "engine:N",
+                title="Engine",
+                scale=alt.Scale(domain=list(ENGINE_COLOURS), range=list(ENGINE_COLOURS.values())),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            tooltip=[
+                alt.Tooltip("workload:N", title="ISL/OSL (tokens)"),
+                alt.Tooltip("engine:N", title="Engine"),
+                alt.Tooltip("best:Q", title="Output tokens/s", format=",.0f"),
+                alt.Tooltip("runs:Q", title="Runs"),
+            ],
+        )
+    )
+    ratio = (
+        _best_per_engine(ctx)
+        .transform_pivot("engine", value="best", groupby=["workload", "workload_order"])
+        .transform_filter(f"isValid(datum['{TRT}']) && isValid(datum['{HF}'])")
+        .transform_calculate(
+            ratio=f"datum['{TRT}'] / datum['{HF}']",
+            top=f"max(datum['{TRT}'], datum['{HF}'])",
+            label=f"format(datum['{TRT}'] / datum['{HF}'], '.1f') + '×'",
+        )
+        .mark_text(dy=-8, fontWeight="bold")
+        .encode(
+            x=x,
+            y=alt.Y("top:Q"),
+            text="label:N",
+            tooltip=[
+                alt.Tooltip("workload:N", title="ISL/OSL (tokens)"),
+                alt.Tooltip("ratio:Q", title="TensorRT-LLM / transformers", format=".2f"),
+            ],
+        )
+    )
+    return alt.layer(bars, ratio)
+
+
+@register(
+    "trtllm-vs-transformers",
+    "TensorRT-LLM vs transformers",
+    "Per workload: the best output tokens/s of TensorRT-LLM and of the PyTorch-native transformers baseline "
+    "on the same GPU and model, with the ratio TensorRT-LLM / transformers above each pair.",
+    filters=COMMON,
+    defaults=lambda df: widest(df, ["gpu", "model", "tp"], "engine"),
+)
+def _trtllm_vs_transformers(ctx: ChartContext) -> list[alt.TopLevelMixin]:
+    return [engine_bars(ctx)]
