@@ -18,6 +18,7 @@ import csv
 import datetime as dt
 import functools
 import hashlib
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ import yaml_rs
 
 from bench import registry
 from bench.errors import UserError
-from bench.resultfile import Problem, check_text, dump_data, write_text_atomic
+from bench.resultfile import Problem, check_data, dump_data, run_ids, write_text_atomic
 
 # The CSV columns: name -> (required, meaning). Unknown columns are refused (a typo would lose data silently).
 COLUMNS: dict[str, tuple[bool, str]] = {
@@ -107,6 +108,7 @@ class _Group:
 
     key: dict[str, Any]
     runs: list[dict[str, Any]]
+    lines: list[int]  # the CSV line of each run
     filled: set[str]
 
 
@@ -157,9 +159,12 @@ def _float(row: dict[str, str], col: str) -> float | None:
     if not raw:
         return None
     try:
-        return float(raw)
+        value = float(raw)
     except ValueError:
         raise _RowError(col, f"expected a number, got {raw!r}") from None
+    if not math.isfinite(value):
+        raise _RowError(col, f"expected a finite number, got {raw!r}")
+    return value
 
 
 def _text(row: dict[str, str], col: str) -> str | None:
@@ -371,11 +376,15 @@ def read_csv(path: Path) -> list[tuple[int, dict[str, str]]]:
     unknown = [c for c in header if c not in COLUMNS]
     missing = [c for c, (required, _) in COLUMNS.items() if required and c not in header]
     if unknown or missing:
-        parts = [f"unknown column(s) {', '.join(unknown)}" if unknown else "", ""]
-        parts[1] = f"missing column(s) {', '.join(missing)}" if missing else ""
-        detail = "; ".join(p for p in parts if p)
-        raise UserError(f"{path}:1: {detail}; expected columns: {', '.join(COLUMNS)}")
-    return [(reader.line_num, row) for row in reader]
+        parts = [f"unknown column(s) {', '.join(unknown)}"] if unknown else []
+        parts += [f"missing column(s) {', '.join(missing)}"] if missing else []
+        raise UserError(f"{path}:1: {'; '.join(parts)}; expected columns: {', '.join(COLUMNS)}")
+    rows = []
+    start = reader.line_num + 1
+    for row in reader:  # a quoted field may span lines: a row is located by its first line
+        rows.append((start, row))
+        start = reader.line_num + 1
+    return rows
 
 
 def build(
@@ -398,11 +407,13 @@ def build(
                     raise _RowError(
                         "source_date", "expected a date (the release is not in bench/data/releases.yaml)"
                     )
-                key["date"], _ = release["date"], filled.add("date")
+                key["date"] = release["date"]
+                filled.add("date")
             key["submitter"] = submitter
-            group = groups.setdefault(tuple(key[k] for k in _FILE_KEYS), _Group(key, [], filled))
+            group = groups.setdefault(tuple(key[k] for k in _FILE_KEYS), _Group(key, [], [], filled))
             group.filled |= filled
             group.runs.append(_run(row, key, group.filled))
+            group.lines.append(line)
         except _RowError as e:
             problems.append(Problem(csv_name, line, e.column, str(e)))
     if problems:
@@ -413,6 +424,7 @@ def build(
 def _files(groups: Iterable[_Group], csv_name: str) -> dict[Path, str]:
     out: dict[Path, str] = {}
     problems: list[Problem] = []
+    seen: dict[str, int] = {}
     for g in groups:
         k = g.key
         stem = f"{slug(k['gpu'])}--{slug(k['model'].split('/')[-1])}--{slug(k['precision'])}"
@@ -422,11 +434,24 @@ def _files(groups: Iterable[_Group], csv_name: str) -> dict[Path, str]:
             digest = hashlib.sha1(repr(sorted(k.items(), key=str)).encode()).hexdigest()[:6]
             path = folder / f"{stem}--{digest}.yaml"
         text = dump_data(_result_data(g, csv_name))
-        checked = check_text(text, str(path))
-        problems += checked.problems
+        data, found = check_data(text, str(path))
+        problems += found
+        if data is not None:
+            problems += _duplicates(run_ids(data), g.lines, csv_name, seen)
         out[path] = text
     if problems:
         raise ImportProblems(problems)
+    return out
+
+
+def _duplicates(ids: list[str], lines: list[int], csv_name: str, seen: dict[str, int]) -> list[Problem]:
+    """Rows that repeat an earlier row's source and configuration (the same run given twice)."""
+    out = []
+    for rid, line in zip(ids, lines, strict=True):
+        if rid in seen:
+            msg = f"duplicate run: same source and configuration as line {seen[rid]}"
+            out.append(Problem(csv_name, line, "", msg))
+        seen.setdefault(rid, line)
     return out
 
 

@@ -137,6 +137,8 @@ def test_bad_rows_are_all_reported_with_csv_line_and_nothing_is_written(tmp_path
         "T,H200,Llama 3.1 8B,FP8,two,128,128,1.2,pytorch,output_tokens_per_sec_total,100",
         "T,H200,Llama 3.1 8B,FP8,1,128,128,1.2,pytorch,tokens_per_sec,100",
         "T,H200,Llama 3.1 8B,FP8,1,128,128,1.2,pytorch,output_tokens_per_sec_total,-3",
+        "T,H200,Llama 3.1 8B,FP8,1,128,128,1.2,pytorch,output_tokens_per_sec_total,inf",
+        '"T",H200,Llama 3.1 8B,FP8,1,128,128,1.2,pytorch,output_tokens_per_sec_total,200',
     ]
     src.write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = runner.invoke(app, ["import-csv", str(src), "--results", str(tmp_path / "r")])
@@ -145,7 +147,9 @@ def test_bad_rows_are_all_reported_with_csv_line_and_nothing_is_written(tmp_path
     assert "bad.csv:4: tp: expected a whole number, got 'two'" in out.output
     assert "bad.csv:5: metric: expected one of output_tokens_per_sec_total" in out.output
     assert "bad.csv:6: value: expected a positive number, got '-3'" in out.output
-    assert "4 problem(s) in the CSV; nothing written" in out.output
+    assert "bad.csv:7: value: expected a finite number, got 'inf'" in out.output
+    assert "4 problem(s) in the CSV; nothing written" not in out.output  # rows are checked first
+    assert "5 problem(s) in the CSV; nothing written" in out.output
     assert not (tmp_path / "r").exists()
 
 
@@ -170,3 +174,15 @@ def test_unknown_and_missing_columns_are_refused(tmp_path: Path, runner) -> None
 )
 def test_clean_version(label: str, clean: str | None) -> None:
     assert clean_version(label) == clean
+
+
+def test_a_row_given_twice_is_a_duplicate_run(tmp_path: Path, runner) -> None:
+    src = tmp_path / "dup.csv"
+    row = "H200,Llama 3.1 8B,FP8,1,128,128,1.2,pytorch,output_tokens_per_sec_total,"
+    header = "source_title,gpu,model,precision,tp,isl,osl,trtllm_version,workflow,metric,value"
+    quoted = '"T",'  # the same row written differently, with another figure: still the same run
+    src.write_text(f"{header}\nT,{row}100\n{quoted}{row}101\n", encoding="utf-8")
+    out = runner.invoke(app, ["import-csv", str(src), "--results", str(tmp_path / "r")])
+    assert out.exit_code == 1
+    assert "dup.csv:3: duplicate run: same source and configuration as line 2" in out.output
+    assert not (tmp_path / "r").exists()
