@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from site_gen.charts import ChartContext, base
+from site_gen.charts import DATA_NAME, ChartContext
 from site_gen.views import COMMON, register, widest
 
 TRT, HF = "tensorrt-llm", "transformers"
@@ -19,10 +19,11 @@ WORKLOAD_TITLE = "Workload: input/output sequence length (tokens)"
 Y_TITLE = "Best output tokens/s of the selected runs (all GPUs of a run)"
 
 
-def _best_per_engine(ctx: ChartContext) -> alt.Chart:
-    """Best output tokens/s per (workload, engine) of the runs that report an all-GPU figure."""
+def _best_per_engine() -> alt.Chart:
+    """Best output tokens/s per (workload, engine) of the runs that report an all-GPU figure (a layer:
+    the data, the page's named dataset, is set once on the layered chart)."""
     return (
-        base(ctx)
+        alt.Chart()
         .transform_filter("isValid(datum.output_tps) && datum.output_tps > 0")
         .transform_filter(alt.FieldOneOfPredicate(field="engine", oneOf=[TRT, HF]))
         .transform_aggregate(
@@ -36,7 +37,7 @@ def engine_bars(ctx: ChartContext) -> alt.LayerChart:
     sort = alt.EncodingSortField("workload_order", op="min")
     x = alt.X("workload:N", title=WORKLOAD_TITLE, sort=sort, axis=alt.Axis(labelAngle=0))
     bars = (
-        _best_per_engine(ctx)
+        _best_per_engine()
         .mark_bar()
         .encode(
             x=x,
@@ -57,7 +58,7 @@ def engine_bars(ctx: ChartContext) -> alt.LayerChart:
         )
     )
     ratio = (
-        _best_per_engine(ctx)
+        _best_per_engine()
         .transform_pivot("engine", value="best", groupby=["workload", "workload_order"])
         .transform_filter(f"isValid(datum['{TRT}']) && isValid(datum['{HF}'])")
         .transform_calculate(
@@ -76,7 +77,10 @@ def engine_bars(ctx: ChartContext) -> alt.LayerChart:
             ],
         )
     )
-    return alt.layer(bars, ratio)
+    # data on the top level only: every view reads the page's one named dataset (site_gen.views contract)
+    return alt.layer(bars, ratio, data=alt.NamedData(DATA_NAME)).properties(
+        width="container", height=ctx.height
+    )
 
 
 @register(
