@@ -76,3 +76,10 @@ def test_multi_gpu_and_concurrency_combinations_are_skipped_with_the_reason(tmp_
     assert [(j.tp, j.concurrency) for j in plan.jobs] == [(1, None)]
     reasons = {s.reason for s in plan.skipped}
     assert any("runs on one device" in r for r in reasons) and any("offline only" in r for r in reasons)
+
+
+@pytest.mark.parametrize("name", ["tiny-random-llama-cpu.yaml", "h200-llama-3.1-8b.yaml"])
+def test_example_sweeps_plan_their_jobs(name: str, tmp_path: Path) -> None:
+    path = Path(__file__).resolve().parents[2] / "bench" / "engines" / "sweeps" / name
+    plan = sweep.load_plan(path, out_dir=tmp_path)
+    assert plan.jobs and not plan.skipped and {j.engine for j in plan.jobs} == {"transformers"}
