@@ -11,6 +11,7 @@ architecture figures from the model registry, inline in the command line; the dt
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -38,7 +39,9 @@ class TransformersSpec(BaseModel):
         default="pretrained", description="random: the registry's architecture with random weights."
     )
     device: Literal["auto", "cpu", "cuda"] = "auto"
-    python: str = Field(default="python3", min_length=1, description="Interpreter with torch + transformers.")
+    python: str | None = Field(
+        default=None, description="Interpreter with torch + transformers; default: the one running llmbench."
+    )
     attn_implementation: str = "sdpa"
 
 
@@ -88,7 +91,8 @@ def arch_json(model_id: str) -> str:
 def steps(job: Job, kv_fraction: float | None, report: Path) -> list[Step]:
     """One benchmark step; ``kv_fraction`` has no transformers equivalent and is not passed."""
     t, m = _spec(job.spec), job.spec.model
-    argv = [t.python, "-m", "bench.engines.transformers_runner", "--model", m.id]
+    # llmbench's own interpreter by default: its transformers extra brings torch and transformers
+    argv = [t.python or sys.executable, "-m", "bench.engines.transformers_runner", "--model", m.id]
     if m.path:
         argv += ["--model_path", m.path]
     elif t.weights == "random":

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import duckdb
@@ -29,7 +28,6 @@ def sweep_file(tmp: Path, gpu: str) -> Path:
             "batching": "generate",
             "weights": "random",
             "device": "cpu",
-            "python": sys.executable,
         },
         "workloads": [{"isl": 32, "osl": 8, "num_requests": 12}, {"isl": 8, "osl": 16, "num_requests": 6}],
         "settings": {"max_batch_size": [4]},

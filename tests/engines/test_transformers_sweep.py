@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ def test_job_runs_the_runner_on_the_jobs_dataset_with_registry_figures(tmp_path:
     (job,) = plan.jobs
     (step,) = command.job_steps(job, None, tmp_path / "r.json")
     argv = step.argv
-    assert argv[:3] == ["python3", "-m", "bench.engines.transformers_runner"]
+    assert argv[:3] == [sys.executable, "-m", "bench.engines.transformers_runner"]
     arch = json.loads(argv[argv.index("--arch") + 1])
     assert arch == {
         "layers": 2,
