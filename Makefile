@@ -2,7 +2,8 @@
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
-STAMP   := $(VENV)/.installed
+STAMP   := $(VENV)/.installed        # llmbench itself: enough to build and serve the site
+TSTAMP  := $(VENV)/.installed-test   # + pytest, playwright, ruff, CPU torch + transformers (engine tests)
 RESULTS := results
 DB      := build/llmbench.duckdb
 
@@ -14,10 +15,14 @@ help:  ## list targets
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(TSTAMP): $(STAMP)
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
 
-venv: $(STAMP)  ## create .venv and install llmbench with its test tools
+venv: $(TSTAMP)  ## create .venv and install llmbench with its test tools
 
 site: $(STAMP)  ## results/ -> DuckDB -> generated pages -> static site in site/
 	$(BIN)/llmbench site build --results $(RESULTS) --db $(DB)
@@ -25,7 +30,7 @@ site: $(STAMP)  ## results/ -> DuckDB -> generated pages -> static site in site/
 serve: $(STAMP)  ## build everything, then serve the site on http://127.0.0.1:8000
 	$(BIN)/llmbench site serve --results $(RESULTS) --db $(DB) --addr 127.0.0.1:8000
 
-test: $(STAMP)  ## install system test deps (chromium, slurm, munge) when missing, lint, run the whole suite
+test: $(TSTAMP)  ## install system test deps (chromium, slurm, munge) when missing, lint, run the whole suite
 	bash .ci/system-deps.sh
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
@@ -37,7 +42,7 @@ lint:  ## ruff lint + format check
 format:  ## apply ruff formatting and safe fixes
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
 
-perf: $(STAMP)  ## benchmarks: throughput and memory figures (not pass/fail tests)
+perf: $(TSTAMP)  ## benchmarks: throughput and memory figures (not pass/fail tests)
 	$(BIN)/python -m tests.perf
 
 clean:  ## remove build outputs (keeps .venv)
