@@ -2,8 +2,10 @@
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
-STAMP   := $(VENV)/.installed        # llmbench itself: enough to build and serve the site
-TSTAMP  := $(VENV)/.installed-test   # + pytest, playwright, ruff, CPU torch + transformers (engine tests)
+# STAMP: llmbench itself, enough to build and serve the site; TSTAMP: + pytest, playwright, ruff and
+# CPU torch + transformers for the engine tests.
+STAMP   := $(VENV)/.installed
+TSTAMP  := $(VENV)/.installed-test
 RESULTS := results
 DB      := build/llmbench.duckdb
 
