@@ -24,7 +24,7 @@ from typing import Any
 from bench.engines import batching, hf_model, statistics, workload
 
 KV_FRACTION = 0.9  # of free GPU memory after loading, as trtllm-bench's --kv_cache_free_gpu_mem_fraction
-PREFILL_TOKENS = 65_536  # tokens one chunked-mode prefill may hold: generate does not split prefills
+PREFILL_TOKENS = 131_072  # one un-split prefill (generate never splits one); H200 best: 1024x128, 64x2048
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
