@@ -1,4 +1,4 @@
-"""``llmbench site build|serve``: a Typer sub-app, mounted by bench/cli.py (heavy imports inside)."""
+"""``llmbench site build|serve|cli-reference``: a Typer sub-app, mounted by bench/cli.py."""
 
 from __future__ import annotations
 
@@ -48,3 +48,26 @@ def serve_cmd(
     # Material's instant navigation follows only links on site_url's origin (port included).
     os.environ.setdefault("LLMBENCH_SITE_URL", f"http://{addr}/")
     serve(config_file=str(config), dev_addr=addr, strict=True)
+
+
+@app.command("cli-reference")
+def cli_reference_cmd(
+    ctx: typer.Context,
+    out: Path = typer.Option(Path("docs/reference/cli.md"), "--out", help="Page to write."),
+    check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if the page is out of date."),
+) -> None:
+    """Write the command-line reference page from the commands' own help (--check: verify it)."""
+    from bench.errors import UserError
+    from site_gen.cli_reference import render
+
+    text = render(ctx.find_root().command)
+    if check:
+        if not out.exists() or out.read_text(encoding="utf-8") != text:
+            raise UserError(f"{out} is out of date with the commands; run: llmbench site cli-reference")
+        typer.echo(f"{out} is up to date")
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(out)
+    typer.echo(f"wrote {out}")
