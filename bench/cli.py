@@ -179,15 +179,17 @@ def import_csv_cmd(
     dry_run: bool = typer.Option(False, "--dry-run", help="Check and list the files; write nothing."),
 ) -> None:
     """Turn a CSV of published numbers into result files (one per source, release, GPU, model, precision)."""
-    from bench.importcsv import build, read_csv, write_files
+    from bench.importcsv import build, count_runs, read_csv, write_files
 
-    files = build(read_csv(csv_file), csv_file.name, publisher, submitter, benchmark_tool)
+    rows = read_csv(csv_file)
+    files = build(rows, csv_file.name, publisher, submitter, benchmark_tool)
     if not dry_run:
         write_files(files, results_dir)
     for rel in files:
         print(results_dir / rel)
     verb = "would write" if dry_run else "wrote"
-    err.print(f"[green]{verb}[/green] {len(files)} file(s) under {results_dir} from {csv_file.name}")
+    made = f"{len(files):,} file(s), {count_runs(files):,} run(s) from {len(rows):,} row(s)"
+    err.print(f"[green]{verb}[/green] {made} under {results_dir} from {csv_file.name}")
 
 
 @command("validate")

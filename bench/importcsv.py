@@ -3,10 +3,12 @@
 Input: one CSV row per published figure, with the columns in ``COLUMNS`` (documented in
 docs/reference/result-schema.md). Output: one result file per submission, that is per source, engine
 release, GPU, model and precision, at ``<results>/<publisher>/trtllm-<version>/<gpu>--<model>--<prec>.yaml``.
-Every row becomes exactly one run; figures are copied, never converted (the ``metric`` column names the
-field). GPU and model labels are mapped to the registries' canonical names and kept verbatim in
-``gpu_label`` and ``model.label``. What the CSV leaves out and NVIDIA documented per release (request
-counts, release dates) comes from ``bench/data/releases.yaml``, and the source notes of the file say so.
+Every row's figure lands in exactly one metric of exactly one run: rows that differ only in ``metric`` are
+one run carrying each figure given (a source may split one measurement into total, per-GPU and per-user
+rows); figures are copied, never converted (the ``metric`` column names the field). GPU and model labels
+are mapped to the registries' canonical names and kept verbatim in ``gpu_label`` and ``model.label``. What
+the CSV leaves out and NVIDIA documented per release (request counts, release dates) comes from
+``bench/data/releases.yaml``, and the source notes of the file say so.
 
 All or nothing: every row is checked and every file is built and validated before the first one is
 written; on any problem nothing is written and the problems are raised together (``ImportProblems``).
@@ -31,6 +33,7 @@ import yaml_rs
 from bench import registry
 from bench.errors import UserError
 from bench.resultfile import Problem, check_data, dump_data, run_ids, write_text_atomic
+from bench.schema import ERRATUM_MARKER
 
 # The CSV columns: name -> (required, meaning). Unknown columns are refused (a typo would lose data silently).
 COLUMNS: dict[str, tuple[bool, str]] = {
@@ -108,8 +111,9 @@ class _Group:
 
     key: dict[str, Any]
     runs: list[dict[str, Any]]
-    lines: list[int]  # the CSV line of each run
+    lines: list[int]  # the CSV line of each run (its first row's)
     filled: set[str]
+    by_config: dict[str, int]  # a run's configuration (everything but its metrics) -> its index in runs
 
 
 @functools.cache
@@ -117,6 +121,53 @@ def releases() -> dict[tuple[int, ...], dict[str, Any]]:
     """bench/data/releases.yaml keyed by the numeric version (0.17 == 0.17.0)."""
     text = resources.files("bench.data").joinpath("releases.yaml").read_text(encoding="utf-8")
     return {_version_tuple(str(r["version"])): r for r in yaml_rs.loads(text)}
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """A published figure known to be wrong (bench/data/errata.yaml): which row, and why."""
+
+    source_title: str
+    match: dict[str, Any]  # CSV column -> value the row must have
+    note: str
+
+    def matches(self, row: dict[str, str]) -> bool:
+        """Whether ``row`` is the row this erratum is about (numbers compare as numbers)."""
+        if (row.get("source_title") or "").strip() != self.source_title:
+            return False
+        return all(_cell_is((row.get(col) or "").strip(), want) for col, want in self.match.items())
+
+
+def _cell_is(raw: str, want: Any) -> bool:
+    if isinstance(want, int | float) and not isinstance(want, bool):
+        try:
+            return float(raw) == float(want)
+        except ValueError:
+            return False
+    return raw == str(want).strip()
+
+
+@functools.cache
+def errata() -> tuple[Erratum, ...]:
+    """bench/data/errata.yaml, checked: every entry names a source, known CSV columns and a note."""
+    text = resources.files("bench.data").joinpath("errata.yaml").read_text(encoding="utf-8")
+    out = []
+    for i, entry in enumerate(yaml_rs.loads(text) or [], start=1):
+        where = f"bench/data/errata.yaml: entry {i}"
+        if not isinstance(entry, dict) or set(entry) != {"source_title", "match", "note"}:
+            raise UserError(f"{where}: expected keys source_title, match, note, got {entry!r}")
+        unknown = sorted(set(entry["match"]) - set(COLUMNS))
+        if unknown or not entry["match"]:
+            raise UserError(f"{where}: match: expected CSV columns ({', '.join(COLUMNS)}), got {unknown}")
+        out.append(
+            Erratum(str(entry["source_title"]).strip(), dict(entry["match"]), str(entry["note"]).strip())
+        )
+    return tuple(out)
+
+
+def errata_notes(row: dict[str, str]) -> list[str]:
+    """The notes of every erratum about this CSV row (usually none)."""
+    return [e.note for e in errata() if e.matches(row)]
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -303,14 +354,37 @@ def _run(row: dict[str, str], key: dict[str, Any], filled: set[str]) -> dict[str
     return run
 
 
+def _add_run(group: _Group, run: dict[str, Any], line: int, errata: list[str]) -> None:
+    """Add a row's run, or merge its figure into the run of an earlier row that differs only in metric;
+    then append the row's errata to that run's notes.
+
+    A source may give one measurement as several rows, one figure each (NVIDIA's DeepSeek-R1 blog gives
+    total, per-GPU and per-user): that is one run carrying every figure given. A row whose figure the
+    earlier run already has is kept apart, so the duplicate check reports it.
+    """
+    config = repr({k: v for k, v in run.items() if k != "metrics"})  # before errata: they are no config
+    index = group.by_config.get(config)
+    if index is not None and not group.runs[index]["metrics"].keys() & run["metrics"].keys():
+        group.runs[index]["metrics"].update(run["metrics"])
+        run = group.runs[index]
+    else:
+        group.by_config.setdefault(config, len(group.runs))
+        group.runs.append(run)
+        group.lines.append(line)
+    for note in errata:
+        text = ERRATUM_MARKER + note
+        if text not in (run.get("notes") or ""):
+            run["notes"] = f"{run['notes']} | {text}" if run.get("notes") else text
+
+
 def _source_notes(group: _Group, csv_name: str) -> str:
     """Say where the file came from and every value the importer supplied or reinterpreted."""
     k = group.key
     release = releases().get(_version_tuple(k["engine_version"]), {})
     metrics = sorted({m for r in group.runs for m in r["metrics"]})
     out = [
-        f"Imported by `llmbench import-csv` from {csv_name}: one run per CSV row; figures copied as "
-        f"published ({', '.join(metrics)}), never converted."
+        f"Imported by `llmbench import-csv` from {csv_name}: one run per configuration (rows that differ "
+        f"only in metric are one run); figures copied as published ({', '.join(metrics)}), never converted."
     ]
     if k["version_label"] != k["engine_version"]:
         out.append(
@@ -331,6 +405,11 @@ def _source_notes(group: _Group, csv_name: str) -> str:
     if "stdev" in group.filled:
         out.append(
             "Datasets: prepare_dataset.py token-norm-dist with --input-stdev=0 --output-stdev=0 (documented)."
+        )
+    if any(ERRATUM_MARKER in (r.get("notes") or "") for r in group.runs):
+        out.append(
+            f"A run note after {ERRATUM_MARKER.strip()!r} is llmbench's, from bench/data/errata.yaml: the "
+            f"figure is known to be wrong and kept as published."
         )
     if any(r["parallelism"]["attention_dp"] for r in group.runs):
         out.append("DEPn / attention-DP runs: tp n, ep n, enable_attention_dp: true.")
@@ -410,10 +489,9 @@ def build(
                 key["date"] = release["date"]
                 filled.add("date")
             key["submitter"] = submitter
-            group = groups.setdefault(tuple(key[k] for k in _FILE_KEYS), _Group(key, [], [], filled))
+            group = groups.setdefault(tuple(key[k] for k in _FILE_KEYS), _Group(key, [], [], filled, {}))
             group.filled |= filled
-            group.runs.append(_run(row, key, group.filled))
-            group.lines.append(line)
+            _add_run(group, _run(row, key, group.filled), line, errata_notes(row))
         except _RowError as e:
             problems.append(Problem(csv_name, line, e.column, str(e)))
     if problems:
@@ -455,6 +533,11 @@ def _duplicates(ids: list[str], lines: list[int], csv_name: str, seen: dict[str,
     return out
 
 
+def count_runs(files: dict[Path, str]) -> int:
+    """How many runs the built files hold (rows that differ only in metric are one run)."""
+    return sum(len(yaml_rs.loads(text)["runs"]) for text in files.values())
+
+
 def write_files(files: dict[Path, str], results_dir: Path) -> list[Path]:
     """Write built files under ``results_dir`` (each atomically); return their paths."""
     out = []
@@ -474,4 +557,4 @@ def import_csv(
     """Import one CSV into ``results_dir``: build and validate every file, then write them all."""
     rows = read_csv(csv_path)
     files = build(rows, csv_path.name, publisher, submitter, benchmark_tool)
-    return ImportReport(files=write_files(files, results_dir), runs=len(rows))
+    return ImportReport(files=write_files(files, results_dir), runs=count_runs(files))

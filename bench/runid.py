@@ -15,9 +15,6 @@ from typing import Any
 from bench import registry
 from bench.schema import EngineSettings, Parallelism, ResultFile, Workload
 
-_THROUGHPUTS = operator.itemgetter(
-    "output_tokens_per_s", "output_tokens_per_s_per_gpu", "output_tokens_per_s_per_user"
-)
 _PARALLELISM = operator.itemgetter(*Parallelism.model_fields)
 _WORKLOAD = operator.itemgetter(*Workload.model_fields)
 _SETTINGS = operator.itemgetter(*(f for f in EngineSettings.model_fields if f != "extra"))
@@ -48,19 +45,17 @@ def _file_key(data: dict[str, Any]) -> str:
 
 
 def _run_key(run: dict[str, Any]) -> str:
-    """The run-level part: parallelism, workload, engine settings, and which throughput figures it gives.
+    """The run-level part: parallelism, workload and engine settings, never the metrics.
 
-    Which figures are given is part of it: a source may publish one run as three separate figures (NVIDIA's
-    DeepSeek-R1 blog gives total, per-GPU and per-user rows); each is then its own run.
+    Which figures a run gives is not part of it either: one measurement is one run whatever figures its
+    source published (the importer merges NVIDIA's per-metric blog rows into one run), so two runs of the
+    same configuration are the same run even when each gives a different figure.
     """
     e = run["engine_settings"]
     extra = json.dumps(e["extra"], sort_keys=True, default=str) if e["extra"] else None
-    given = tuple(v is not None for v in _THROUGHPUTS(run["metrics"]))
     # itemgetters over every field in schema order: canonical whatever the key order in the file; one flat
     # tuple (nested tuples cost a third more to repr, and this runs for every run)
-    return repr(
-        (*_PARALLELISM(run["parallelism"]), *_WORKLOAD(run["workload"]), *_SETTINGS(e), extra, *given)
-    )
+    return repr((*_PARALLELISM(run["parallelism"]), *_WORKLOAD(run["workload"]), *_SETTINGS(e), extra))
 
 
 def run_ids(data: dict[str, Any]) -> list[str]:

@@ -21,6 +21,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, HttpUrl, Type
 from typing_extensions import TypedDict
 
 SCHEMA_VERSION = 1
+# A run note's text after this marker says why its published figure is known to be wrong (the figure is
+# kept as published); import-csv writes it from bench/data/errata.yaml, ingest shows it as `erratum`.
+ERRATUM_MARKER = "Erratum: "
 
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]  # .inf or .nan is never a figure
 PositiveInt = Annotated[int, Field(gt=0)]
@@ -183,7 +186,11 @@ class Run(_Strict):
     metrics: Metrics
     timestamp: dt.datetime | None = Field(default=None, strict=False, description="When the run ended (ISO).")
     command: str | None = Field(default=None, max_length=20000, description="Exact command that produced it.")
-    notes: str | None = Field(default=None, max_length=4000)
+    notes: str | None = Field(
+        default=None,
+        max_length=4000,
+        description="Free text; anything after 'Erratum: ' marks the published figure as known to be wrong.",
+    )
 
 
 class ResultFile(_Strict):

@@ -38,7 +38,7 @@ from bench.resultfile import (
     iter_result_files,
     run_ids,
 )
-from bench.schema import SCHEMA_VERSION, ResultFile
+from bench.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile
 from site_gen import bound
 
 DEFAULT_DB = Path("build/llmbench.duckdb")
@@ -110,6 +110,13 @@ def file_values(data: dict[str, Any], file: str) -> dict[str, Any]:
     }
 
 
+def _erratum(notes: str | None) -> str | None:
+    """A run note's erratum (bench.schema.ERRATUM_MARKER): what the site flags next to the figure."""
+    if notes is None or ERRATUM_MARKER not in notes:
+        return None
+    return notes.split(ERRATUM_MARKER, 1)[1]
+
+
 def run_columns(data: dict[str, Any], ids: list[str]) -> dict[str, list[Any]]:
     """The run-level columns of a file, one list per column, derived columns included."""
     runs = data["runs"]
@@ -161,6 +168,7 @@ def run_columns(data: dict[str, Any], ids: list[str]) -> dict[str, list[Any]]:
         "timestamp": [_utc_naive(r["timestamp"]) for r in runs],
         "command": [r["command"] for r in runs],
         "notes": [r["notes"] for r in runs],
+        "erratum": [_erratum(r["notes"]) for r in runs],
         "input_stdev": [w["input_stdev"] for w in wl],
         "output_stdev": [w["output_stdev"] for w in wl],
     }
@@ -408,6 +416,7 @@ RUN_COLUMNS: list[tuple[str, str]] = [
     ("timestamp", "TIMESTAMP"),
     ("command", "VARCHAR"),
     ("notes", "VARCHAR"),
+    ("erratum", "VARCHAR"),  # the notes after ERRATUM_MARKER: why the published figure is known wrong
     *_percentile_columns(),
     ("site_url", "VARCHAR"),
     ("source_notes", "VARCHAR"),

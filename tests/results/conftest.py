@@ -1,11 +1,12 @@
 """Results-store fixtures: a small valid result file, scratch results folders, the real database.
 
-``real_db`` is built once per session from the committed results/ (all 4,345 imported runs) with the real
+``real_db`` is built once per session from the committed results/ (all 4,337 imported runs) with the real
 ``ingest``; the bad-input tests use a scratch folder holding ``data/valid.yaml`` plus one bad file.
 """
 
 from __future__ import annotations
 
+import csv
 import shutil
 from pathlib import Path
 
@@ -18,6 +19,13 @@ ROOT = HERE.parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 KISTI_CSV = SHARED_DATA / "kisti_neuron_trtllm.csv"
 NVIDIA_CSV = SHARED_DATA / "nvidia_trtllm_perf_overview.csv"
+
+
+def configurations(csv_path: Path) -> int:
+    """Distinct configurations of a published CSV: rows alike in every column but metric and value."""
+    with csv_path.open(encoding="utf-8") as f:
+        rows = csv.DictReader(f)
+        return len({tuple(v for k, v in r.items() if k not in ("metric", "value")) for r in rows})
 
 
 @pytest.fixture(scope="session")

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from bench.cli import app
-from bench.importcsv import COLUMNS, build, clean_version, read_csv
+from bench.errors import UserError
+from bench.importcsv import COLUMNS, METRICS, build, clean_version, errata, read_csv
 from bench.resultfile import check_file
 
-from .conftest import KISTI_CSV, NVIDIA_CSV, ROOT
+from .conftest import KISTI_CSV, NVIDIA_CSV, ROOT, configurations
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +37,39 @@ def test_committed_results_are_exactly_the_import_of_both_csvs(built: dict[Path,
         assert (ROOT / "results" / rel).read_text(encoding="utf-8") == text, rel
 
 
-def test_every_row_is_one_run_and_every_figure_is_kept_exactly(built: dict[Path, str]) -> None:
+def test_every_figure_is_kept_exactly_in_one_run_per_configuration(built: dict[Path, str]) -> None:
+    # 4,345 CSV figures (63 KISTI + 4,282 NVIDIA) -> 4,337 runs (63 + 4,274): NVIDIA's DeepSeek-R1 blog
+    # gives each of its 4 configurations as 3 rows (total, per GPU, per user), each now one run.
+    counts = {}
     for csv_path, folder in ((KISTI_CSV, "kisti"), (NVIDIA_CSV, "nvidia")):
         with csv_path.open(encoding="utf-8") as f:
-            values = sorted(float(r["value"]) for r in csv.DictReader(f))
+            rows = list(csv.DictReader(f))
         runs = [r for rel in built if rel.parts[0] == folder for r in _load(str(rel))["runs"]]
-        figures = [v for r in runs for k, v in r["metrics"].items() if k.startswith("output_tokens") and v]
-        assert sorted(figures) == values
+        given = [(k, v) for r in runs for k, v in r["metrics"].items() if k.startswith("output_tokens") and v]
+        # each figure in exactly one metric field of exactly one run, in the field its row names
+        assert sorted(given) == sorted((METRICS[r["metric"]], float(r["value"])) for r in rows)
+        assert len(runs) == configurations(csv_path)
+        counts[folder] = (len(rows), len(runs))
+    assert counts == {"kisti": (63, 63), "nvidia": (4282, 4274)}
+
+
+def test_rows_differing_only_in_metric_are_one_run(tmp_path: Path, runner) -> None:
+    src = tmp_path / "split.csv"
+    head = "source_title,gpu,model,precision,tp,isl,osl,trtllm_version,workflow,metric,value"
+    row = "T,H200,Llama 3.1 8B,FP8,8,128,128,1.2,pytorch"
+    rows = [f"{row},output_tokens_per_sec_total,800", f"{row},output_tokens_per_sec_per_user,7.5"]
+    rows.append("T,H200,Llama 3.1 8B,FP8,4,128,128,1.2,pytorch,output_tokens_per_sec_per_gpu,99")
+    src.write_text("\n".join([head, *rows]) + "\n", encoding="utf-8")
+    out = runner.invoke(app, ["import-csv", str(src), "--results", str(tmp_path / "r")])
+    assert out.exit_code == 0, out.output
+    assert "1 file(s), 2 run(s) from 3 row(s)" in out.output
+    d = check_file(tmp_path / "r/t/trtllm-1.2/h200-sxm-141gb--llama-3.1-8b-instruct--fp8.yaml").result
+    assert d is not None
+    got = [(r.parallelism.tp, r.metrics.model_dump(exclude_none=True)) for r in d.runs]
+    assert got == [
+        (8, {"output_tokens_per_s": 800.0, "output_tokens_per_s_per_user": 7.5}),
+        (4, {"output_tokens_per_s_per_gpu": 99.0}),
+    ]
 
 
 def test_files_are_grouped_per_release_gpu_model_and_precision(built: dict[Path, str]) -> None:
@@ -74,18 +101,47 @@ def test_tool_metric_parallelism_and_documented_request_counts() -> None:
     assert {r["workload"]["num_requests"] for r in d["runs"]} == {None}  # not documented for 0.12
 
 
-def test_blog_rows_keep_version_label_settings_and_three_figures() -> None:
+def test_blog_rows_keep_version_label_settings_and_are_one_run_with_three_figures() -> None:
     d = _load("nvidia/trtllm-0.18/b200-180gb--deepseek-r1--fp4.yaml")
     assert d["software"]["engine_version"] == "0.18"
     assert "'0.18/0.19 (early 2025, PyTorch backend)'" in d["submission"]["source"]["notes"]
-    dep8 = [r for r in d["runs"] if r["parallelism"]["attention_dp"]]
-    assert len(dep8) == 3 and {tuple(k for k, v in r["metrics"].items() if v) for r in dep8} == {
-        ("output_tokens_per_s",),
-        ("output_tokens_per_s_per_gpu",),
-        ("output_tokens_per_s_per_user",),
+    assert len(d["runs"]) == 2  # min-latency and max-throughput, 3 CSV rows each
+    [dep8] = [r for r in d["runs"] if r["parallelism"]["attention_dp"]]
+    figures = {k: v for k, v in dep8["metrics"].items() if v is not None}
+    assert figures == {  # exactly as published: 35,611.5942 / 8 GPUs would be 4,451.449275, not this
+        "output_tokens_per_s": 35611.5942,
+        "output_tokens_per_s_per_gpu": 4451.4493,
+        "output_tokens_per_s_per_user": 11.6701,
     }
-    assert dep8[0]["engine_settings"]["max_batch_size"] == 384
-    assert dep8[0]["workload"]["concurrency"] == 3072 and dep8[0]["workload"]["num_requests"] == 49152
+    assert dep8["engine_settings"]["max_batch_size"] == 384
+    assert dep8["workload"]["concurrency"] == 3072 and dep8["workload"]["num_requests"] == 49152
+
+
+def test_every_erratum_matches_one_row_and_is_a_note_on_its_run_with_the_figure_kept() -> None:
+    rows = [r for path in (KISTI_CSV, NVIDIA_CSV) for _, r in read_csv(path)]
+    for erratum in errata():
+        assert len([r for r in rows if erratum.matches(r)]) == 1, erratum.match
+    d = _load("nvidia/trtllm-0.10.0/h100-sxm-80gb--gpt-j-6b--fp8.yaml")
+    [run] = [r for r in d["runs"] if (r["workload"]["isl"], r["workload"]["osl"]) == (128, 2048)]
+    assert run["metrics"]["output_tokens_per_s"] == 54939.48
+    assert run["notes"].startswith("measured with gptManagerBenchmark, NOT trtllm-bench | Erratum: 54,939.48")
+    assert "bench/data/errata.yaml" in d["submission"]["source"]["notes"]
+
+
+def test_errata_refuse_unknown_match_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bench.importcsv as importcsv
+
+    bad = "- source_title: T\n  match: {gpu: H200, modle: x}\n  note: n\n"
+    monkeypatch.setattr(importcsv.resources, "files", lambda _pkg: tmp_path)
+    (tmp_path / "errata.yaml").write_text(bad, encoding="utf-8")
+    importcsv.errata.cache_clear()
+    try:
+        with pytest.raises(
+            UserError, match=r"errata.yaml: entry 1: match: expected CSV columns .*\['modle'\]"
+        ):
+            importcsv.errata()
+    finally:
+        importcsv.errata.cache_clear()
 
 
 def test_kisti_engine_settings_and_timestamp_are_kept() -> None:
@@ -180,9 +236,10 @@ def test_a_row_given_twice_is_a_duplicate_run(tmp_path: Path, runner) -> None:
     src = tmp_path / "dup.csv"
     row = "H200,Llama 3.1 8B,FP8,1,128,128,1.2,pytorch,output_tokens_per_sec_total,"
     header = "source_title,gpu,model,precision,tp,isl,osl,trtllm_version,workflow,metric,value"
-    quoted = '"T",'  # the same row written differently, with another figure: still the same run
-    src.write_text(f"{header}\nT,{row}100\n{quoted}{row}101\n", encoding="utf-8")
+    quoted = '"T",'  # the same row written differently, with another figure of the SAME metric: not merged
+    other = "T,H200,Llama 3.1 8B,FP8,1,128,128,1.2,pytorch,output_tokens_per_sec_per_user,5"  # merged
+    src.write_text(f"{header}\nT,{row}100\n{other}\n{quoted}{row}101\n", encoding="utf-8")
     out = runner.invoke(app, ["import-csv", str(src), "--results", str(tmp_path / "r")])
     assert out.exit_code == 1
-    assert "dup.csv:3: duplicate run: same source and configuration as line 2" in out.output
+    assert "dup.csv:4: duplicate run: same source and configuration as line 2" in out.output
     assert not (tmp_path / "r").exists()

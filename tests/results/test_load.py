@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import duckdb
@@ -12,7 +11,7 @@ from bench.cli import app
 from bench.resultfile import check_file
 from site_gen.load import RUN_COLUMNS, flatten, ingest, write_db
 
-from .conftest import KISTI_CSV, NVIDIA_CSV
+from .conftest import KISTI_CSV, NVIDIA_CSV, configurations
 from .test_resultfile import BAD, make_bad
 
 
@@ -28,12 +27,9 @@ def test_every_imported_run_is_in_the_database_with_per_source_counts(real_db: P
     rows = dict(
         _one(real_db, "SELECT publisher, count(*) FROM runs WHERE source_kind = 'published' GROUP BY 1")
     )
-    with KISTI_CSV.open(encoding="utf-8") as k, NVIDIA_CSV.open(encoding="utf-8") as n:
-        assert rows == {
-            "KISTI": sum(1 for _ in csv.DictReader(k)),
-            "NVIDIA": sum(1 for _ in csv.DictReader(n)),
-        }
-    assert rows == {"KISTI": 63, "NVIDIA": 4282}
+    # one run per configuration: NVIDIA's 4,282 rows hold 4,274 (the blog's 12 rows are 4 runs)
+    assert rows == {"KISTI": configurations(KISTI_CSV), "NVIDIA": configurations(NVIDIA_CSV)}
+    assert rows == {"KISTI": 63, "NVIDIA": 4274}
     assert _one(
         real_db, "SELECT count(DISTINCT run_id) = count(*), max(runs) = count(*) FROM runs, meta"
     ) == [(True, True)]
@@ -77,11 +73,26 @@ def test_derived_columns(real_db: Path) -> None:
         "WHERE publisher = 'KISTI'",
     )
     assert kisti == [("total", True)]
-    per_user = _one(
-        real_db, "SELECT count(*) FROM runs WHERE throughput_basis = 'per_user' AND output_tps IS NULL"
+    # the blog's runs give all three figures: each is shown as published, none derived from another
+    blog = _one(
+        real_db,
+        "SELECT throughput_basis, output_tps, output_tps_per_gpu, output_tps_per_user FROM runs"
+        " WHERE source_title LIKE '%DeepSeek-R1%' AND gpu = 'B200 180GB' AND attention_dp",
     )
-    assert per_user == [(4,)]
+    assert blog == [("total", 35611.5942, 4451.4493, 11.6701)]
+    published = "SELECT count(*) FROM runs WHERE source_kind = 'published' AND output_tps IS NULL"
+    assert _one(real_db, published) == [(0,)]
     assert _one(real_db, "SELECT count(*) FROM runs WHERE n_gpus <> tp * pp") == [(0,)]
+
+
+def test_a_known_source_error_is_kept_as_published_and_flagged_as_erratum(real_db: Path) -> None:
+    rows = _one(
+        real_db,
+        "SELECT gpu, model_name, engine_version, workload, output_tps, erratum FROM runs"
+        " WHERE erratum IS NOT NULL",
+    )
+    assert [r[:5] for r in rows] == [("H100 SXM 80GB", "GPT-J 6B", "0.10.0", "128/2048", 54939.48)]
+    assert "496% of the speed-of-light bound" in rows[0][5] and not rows[0][5].startswith("Erratum")
 
 
 def test_flatten_gives_exactly_the_table_columns_and_values(real_db: Path, root: Path) -> None:
