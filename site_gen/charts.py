@@ -69,6 +69,17 @@ class ChartContext:
     height: int = 300
     columns: frozenset[str] = frozenset()  # columns present in the page data (optional metrics)
 
+    @property
+    def compact(self) -> bool:
+        """A small chart (e.g. the home page's, height=180): short axis titles, which otherwise overrun
+        its axes (a title is drawn on one line; Vega clips what passes the chart's edge)."""
+        return self.height < 250
+
+
+def title(ctx: ChartContext, full: str, short: str) -> str:
+    """An axis title: the full one, or the short one on a compact chart (the page or tooltip says more)."""
+    return short if ctx.compact else full
+
 
 def _lc(title: str) -> str:
     """A metric name inside a sentence: 'Output tokens/s per GPU' -> 'output tokens/s per GPU'."""
@@ -102,7 +113,10 @@ def gpu_color(ctx: ChartContext, legend: bool = True) -> alt.Color:
 
 def gpu_x(ctx: ChartContext, axis_title: str = "GPU (oldest generation first)") -> alt.X:
     return alt.X(
-        "gpu:N", title=axis_title, sort=list(ctx.gpus), axis=alt.Axis(labelAngle=-30, labelLimit=140)
+        "gpu:N",
+        title=title(ctx, axis_title, "GPU"),
+        sort=list(ctx.gpus),
+        axis=alt.Axis(labelAngle=-30, labelLimit=140),
     )
 
 
@@ -199,6 +213,12 @@ def _best_per_gpu(chart: alt.Chart, groupby: Sequence[str]) -> alt.Chart:
 
 
 BEST_TITLE = f"Best {_lc(METRICS['output_tps_per_gpu'])} of the selected runs"
+BEST_SHORT = "Best output tokens/s per GPU"
+
+
+def best_y(ctx: ChartContext) -> alt.Y:
+    """The y axis of the best-per-GPU charts."""
+    return alt.Y("best:Q", title=title(ctx, BEST_TITLE, BEST_SHORT))
 
 
 def generational_uplift(ctx: ChartContext) -> alt.Chart:
@@ -208,7 +228,7 @@ def generational_uplift(ctx: ChartContext) -> alt.Chart:
         .mark_bar()
         .encode(
             x=gpu_x(ctx),
-            y=alt.Y("best:Q", title=BEST_TITLE),
+            y=best_y(ctx),
             color=gpu_color(ctx, legend=False),
             tooltip=_best_tooltip(),
         )
@@ -224,7 +244,7 @@ def precision_uplift(ctx: ChartContext) -> alt.Chart:
         .encode(
             x=alt.X("precision:N", title="Weight precision", sort=order),
             xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
-            y=alt.Y("best:Q", title=BEST_TITLE),
+            y=best_y(ctx),
             color=gpu_color(ctx),
             tooltip=_best_tooltip([alt.Tooltip("precision:N", title="Precision")]),
         )
@@ -239,11 +259,11 @@ def workload_shape(ctx: ChartContext) -> alt.Chart:
         .encode(
             x=alt.X(
                 "workload:N",
-                title="Workload: input/output sequence length (tokens)",
+                title=title(ctx, "Workload: input/output sequence length (tokens)", "ISL/OSL (tokens)"),
                 sort=alt.EncodingSortField("workload_order", op="min"),
             ),
             xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
-            y=alt.Y("best:Q", title=BEST_TITLE),
+            y=best_y(ctx),
             color=gpu_color(ctx),
             tooltip=_best_tooltip([alt.Tooltip("workload:N", title="ISL/OSL (tokens)")]),
         )
@@ -258,10 +278,13 @@ def tp_throughput(ctx: ChartContext) -> alt.Chart:
     return agg.mark_line(point=True).encode(
         x=alt.X(
             "tp:O",
-            title="Tensor-parallel size (TP = number of GPUs when PP = 1)",
+            title=title(ctx, "Tensor-parallel size (TP = number of GPUs when PP = 1)", "TP (GPUs)"),
             axis=alt.Axis(labelAngle=0),
         ),
-        y=alt.Y("best_total:Q", title=f"Best {_lc(METRICS['output_tps'])}"),
+        y=alt.Y(
+            "best_total:Q",
+            title=title(ctx, f"Best {_lc(METRICS['output_tps'])}", "Best output tokens/s, all GPUs"),
+        ),
         color=gpu_color(ctx),
         tooltip=[
             alt.Tooltip("gpu:N", title="GPU"),
@@ -274,7 +297,7 @@ def tp_throughput(ctx: ChartContext) -> alt.Chart:
 
 def tp_efficiency(ctx: ChartContext) -> alt.Chart:
     """Lines per GPU: per-GPU output throughput at each TP as % of that GPU's smallest-TP figure."""
-    title = "Per-GPU output tokens/s, % of the same GPU at its smallest TP"
+    full = "Per-GPU output tokens/s, % of the same GPU at its smallest TP"
     chart = (
         _best_per_gpu(base(ctx), ["gpu", "tp"])
         .transform_window(
@@ -283,11 +306,13 @@ def tp_efficiency(ctx: ChartContext) -> alt.Chart:
         .transform_calculate(efficiency="100 * datum.best / datum.first")
     )
     return chart.mark_line(point=True).encode(
-        x=alt.X("tp:O", title="Tensor-parallel size (TP)", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("efficiency:Q", title=title, scale=alt.Scale(zero=True)),
+        x=alt.X("tp:O", title=title(ctx, "Tensor-parallel size (TP)", "TP"), axis=alt.Axis(labelAngle=0)),
+        y=alt.Y(
+            "efficiency:Q", title=title(ctx, full, "Per-GPU, % of smallest TP"), scale=alt.Scale(zero=True)
+        ),
         color=gpu_color(ctx),
         tooltip=_best_tooltip(
-            [alt.Tooltip("tp:O", title="TP"), alt.Tooltip("efficiency:Q", title=title, format=".0f")]
+            [alt.Tooltip("tp:O", title="TP"), alt.Tooltip("efficiency:Q", title=full, format=".0f")]
         ),
     )
 
@@ -302,7 +327,7 @@ def version_history(ctx: ChartContext) -> alt.Chart:
             sort=alt.EncodingSortField("version_key", op="min"),
             axis=alt.Axis(labelAngle=-30),
         ),
-        y=alt.Y("best:Q", title=BEST_TITLE),
+        y=best_y(ctx),
         color=gpu_color(ctx),
         tooltip=_best_tooltip([alt.Tooltip("engine_version:N", title="Release")]),
     )
@@ -322,7 +347,7 @@ def engine_comparison(ctx: ChartContext) -> alt.Chart:
             axis=alt.Axis(labelAngle=0),
         ),
         xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
-        y=alt.Y("best:Q", title=BEST_TITLE),
+        y=best_y(ctx),
         color=gpu_color(ctx),
         tooltip=_best_tooltip(
             [alt.Tooltip("engine:N", title="Engine"), alt.Tooltip("precision:N", title="Precision")]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from site_gen import charts
+from site_gen import charts, queries
 from site_gen.charts import METRICS, ChartContext, base, gpu_color, gpu_x, run_tooltip
 from site_gen.views import COMMON, register, widest
 
@@ -20,18 +20,68 @@ def _has_bound(chart: alt.Chart) -> alt.Chart:
     return chart.transform_filter("isValid(datum.pct_of_bound)")
 
 
-def pct_of_bound_by_gpu(ctx: ChartContext) -> alt.Chart:
-    """Every run as a point: its output throughput as % of its speed-of-light bound, by GPU."""
-    return (
-        _has_bound(base(ctx))
-        .mark_point(filled=True, opacity=0.6, size=40)
+OVER = "datum.pct_of_bound > 100"  # physically impossible: a source erratum, never a real measurement
+OVER_COLOUR = "#d32f2f"
+
+
+def _flagged(ctx: ChartContext) -> dict[str, object]:
+    """Encodings that set a run above its bound apart: a large triangle outlined in red, and the reason
+    (the run's notes, the erratum) in its tooltip."""
+    return {
+        "shape": alt.condition(OVER, alt.value("triangle-up"), alt.value("circle")),
+        "size": alt.condition(OVER, alt.value(160), alt.value(40)),
+        "stroke": alt.condition(OVER, alt.value(OVER_COLOUR), alt.value(None)),
+        "tooltip": [
+            *run_tooltip(ctx),
+            alt.Tooltip(f"{queries.OVER_BOUND}:N", title="Flagged: above 100 % of the bound"),
+        ],
+    }
+
+
+def pct_of_bound_by_gpu(ctx: ChartContext) -> alt.LayerChart:
+    """Every run as a point: its output throughput as % of its speed-of-light bound, by GPU.
+
+    The axis stops at 100 %: a run above its bound is impossible (an error in the source), so it is drawn
+    as a red triangle on the top edge, its real figure and the reason in the tooltip, and a line in the
+    chart says how many there are, instead of stretching the axis and squashing every real run."""
+    points = (
+        alt.Chart()
+        .transform_filter("isValid(datum.pct_of_bound)")
+        .mark_point(filled=True, opacity=0.7, strokeWidth=2)
         .encode(
             x=gpu_x(ctx),
-            # No fixed 0-100 domain: a run above its bound (a data error) must stay visible.
-            y=alt.Y("pct_of_bound:Q", title=METRICS["pct_of_bound"], scale=alt.Scale(zero=True)),
+            y=alt.Y(
+                "pct_of_bound:Q",
+                title=charts.title(ctx, METRICS["pct_of_bound"], "% of bound"),
+                scale=alt.Scale(domain=[0, 100], nice=False, clamp=True),  # above 100: on the edge
+            ),
             color=gpu_color(ctx),
-            tooltip=run_tooltip(ctx),
+            **_flagged(ctx),
         )
+    )
+    callout = (
+        alt.Chart()
+        .transform_filter(OVER)
+        .transform_aggregate(n="count()")
+        .transform_filter("datum.n > 0")
+        .transform_calculate(
+            label="'▲ ' + datum.n + (datum.n > 1 ? ' runs' : ' run') + ' above 100 %: impossible, "
+            "an error in the source (hover the triangle)'"
+        )
+        .mark_text(
+            align="left",
+            baseline="top",
+            dx=14,
+            dy=4,
+            color=OVER_COLOUR,
+            fontWeight="bold",
+            limit=alt.ExprRef("width - 20"),  # never past the chart's edge at phone width
+        )
+        .encode(x=alt.value(0), y=alt.value(0), text="label:N")
+    )
+    # data on the top level only: every view reads the page's one named dataset (site_gen.views contract)
+    return alt.layer(points, callout, data=alt.NamedData(charts.DATA_NAME)).properties(
+        width="container", height=ctx.height
     )
 
 
@@ -39,12 +89,12 @@ def measured_vs_bound(ctx: ChartContext) -> alt.Chart:
     """Measured output tokens/s against the bound (both all GPUs, log-log): distance below the diagonal."""
     return (
         _has_bound(base(ctx))
-        .mark_point(filled=True, opacity=0.6, size=40)
+        .mark_point(filled=True, opacity=0.7, strokeWidth=2)
         .encode(
             x=alt.X("bound_output_tps:Q", title=METRICS["bound_output_tps"], scale=alt.Scale(type="log")),
             y=alt.Y("output_tps:Q", title=METRICS["output_tps"], scale=alt.Scale(type="log")),
             color=gpu_color(ctx),
-            tooltip=run_tooltip(ctx),
+            **_flagged(ctx),
         )
     )
 

@@ -32,6 +32,7 @@ from urllib.parse import urlencode
 from site_gen import dataset
 from site_gen.dimensions import DIMENSIONS
 from site_gen.dimensions import get as dimension
+from site_gen.queries import OVER_BOUND
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -276,6 +277,7 @@ class Page:
             models=runs["model_name"].nunique(),
             versions=runs[["engine", "engine_version"]].drop_duplicates().shape[0],
             sources=runs["publisher"].nunique(),
+            workloads=runs["workload"].nunique(),
             best=best,
         )
 
@@ -302,7 +304,12 @@ def table_columns(columns: Any) -> list[dict[str, Any]]:
         cols.append(("pct_of_bound", "% of speed-of-light", True))
     if "bound_output_tps" in columns:
         cols.append(("bound_output_tps", "Bound tok/s (all GPUs)", True))
-    return [{"key": k, "label": label, "numeric": num} for k, label, num in cols]
+    out = [{"key": k, "label": label, "numeric": num} for k, label, num in cols]
+    if OVER_BOUND in columns:
+        for col in out:
+            if col["key"] == "pct_of_bound":
+                col["flag"] = OVER_BOUND  # llmbench.js marks the cell (⚠) with this column's text as title
+    return out
 
 
 def presets(df: pd.DataFrame) -> list[dict[str, str]]:

@@ -41,6 +41,14 @@ SITE_COLUMNS = (
 )
 OPTIONAL_COLUMNS = ("bound_output_tps", "pct_of_bound")
 
+# A run above 100 % of its speed-of-light bound is physically impossible (a source erratum): the page
+# flags it with the run's own notes (why), or a generic sentence; null for every other run.
+OVER_BOUND = "over_bound_note"
+OVER_BOUND_SQL = (
+    "CASE WHEN r.pct_of_bound > 100 THEN coalesce({notes}, 'Above its speed-of-light bound: physically "
+    f"impossible, most likely an error in the source.') END AS {OVER_BOUND}"
+)
+
 _RUNS_SQL = """
 SELECT {columns},
        COALESCE(g.gpu_order, 999) AS gpu_order,
@@ -73,7 +81,10 @@ def site_runs(db: Path) -> pd.DataFrame:
     try:
         have = set(_columns(con, "runs"))
         cols = [c for c in (*SITE_COLUMNS, *OPTIONAL_COLUMNS) if c in have]
-        sql = _RUNS_SQL.format(columns=", ".join(f"r.{c}" for c in cols))
+        select = [f"r.{c}" for c in cols]
+        if "pct_of_bound" in have:
+            select.append(OVER_BOUND_SQL.format(notes="r.notes" if "notes" in have else "NULL"))
+        sql = _RUNS_SQL.format(columns=", ".join(select))
         return con.execute(sql, [list(PRECISION_ORDER)]).df()
     finally:
         con.close()

@@ -27,7 +27,8 @@ def test_guide_views_are_registered_and_build_valid_specs(runs: pd.DataFrame) ->
         assert specs and all(s["data"] == {"name": charts.DATA_NAME} for s in specs), name
     fields = {
         enc["field"]
-        for s in (charts.to_spec(c) for c in views.get("pct-of-bound").build(ctx))
+        for spec in (charts.to_spec(c) for c in views.get("pct-of-bound").build(ctx))
+        for s in spec.get("layer", [spec])  # a layered chart keeps its encodings in its layers
         for enc in s["encoding"].values()
         if isinstance(enc, dict) and "field" in enc
     }

@@ -347,7 +347,15 @@
       const frag = document.createDocumentFragment();
       for (const r of shown) {
         const row = el("tr");
-        for (const c of cols) row.append(el("td", c.numeric ? { class: "lb-num" } : {}, cell(r[c.key], c.numeric)));
+        for (const c of cols) {
+          const td = el("td", c.numeric ? { class: "lb-num" } : {}, cell(r[c.key], c.numeric));
+          // A flagged figure (e.g. above its speed-of-light bound): marked by CSS, the reason as its title.
+          if (c.flag && r[c.flag]) {
+            td.classList.add("lb-flagged");
+            td.title = r[c.flag];
+          }
+          row.append(td);
+        }
         frag.append(row);
       }
       tbody.append(frag);
