@@ -1,7 +1,19 @@
-"""Shared fixtures: the repository root, a CLI runner and a scratch copy of results."""
+"""Shared fixtures: the repository root, a CLI runner, and for the browser tests of tests/site and
+tests/guide one headless Chromium per session, the site built from the real results/ and a local HTTP
+server of a built site.
+
+Playwright's sync API allows one session per thread, so every browser test shares the session-wide
+``browser`` (started on first use) instead of starting its own Chromium.
+"""
 
 from __future__ import annotations
 
+import functools
+import http.server
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -19,3 +31,79 @@ def runner() -> CliRunner:
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """One headless Chromium (Debian's, driven by Playwright) for every browser test of the session."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def serve(folder: Path, port: int = 0) -> tuple[str, http.server.ThreadingHTTPServer]:
+    """Serve ``folder`` on 127.0.0.1 from a daemon thread: (base URL, server to shut down)."""
+    handler = functools.partial(_Quiet, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}", server
+
+
+def build(
+    results: Path, work: Path, poke_db: Callable[[object], None] | None = None, port: int = 8000
+) -> Path:
+    """ingest + generate + mkdocs build --strict into work/site; optionally change the DB in between.
+
+    The site is built for http://127.0.0.1:<port>/: Material's instant navigation only follows links
+    whose origin (port included) matches the site_url written into sitemap.xml."""
+    import duckdb
+
+    from site_gen.build import render_site
+    from site_gen.load import ingest
+
+    db = work / "llmbench.duckdb"
+    ingest(results, db)
+    if poke_db:
+        con = duckdb.connect(str(db))
+        poke_db(con)
+        con.close()
+    os.environ["LLMBENCH_SITE_URL"] = f"http://127.0.0.1:{port}/"
+    # LLMBENCH_SITE_STRICT=0 lets a developer look at the site while another page is broken; default strict.
+    render_site(ROOT / "mkdocs.yml", work / "site", db, strict=os.environ.get("LLMBENCH_SITE_STRICT") != "0")
+    return work
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of the committed results/, built once per session (work/site, work/llmbench.duckdb)."""
+    work = tmp_path_factory.mktemp("real-site")
+    (work / "port").write_text(str(port := free_port()))
+    return build(ROOT / "results", work, port=port)
+
+
+@pytest.fixture(scope="session")
+def real_url(real_site: Path) -> Iterator[str]:
+    url, server = serve(real_site / "site", int((real_site / "port").read_text()))
+    yield url
+    server.shutdown()

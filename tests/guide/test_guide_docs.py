@@ -3,12 +3,8 @@ and every page rendering in real Chromium without errors or outside requests (pl
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import threading
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -17,7 +13,6 @@ import yaml
 
 from bench import registry
 from site_gen import bound, load, markers, memory, views
-from tests.guide.conftest import with_browser
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "guide"
@@ -166,27 +161,13 @@ def test_diagrams_are_self_contained_svg_with_a_title() -> None:
 # ------------------------------------------------------------------------------------- in a browser
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
-def site_url(db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from site_gen.build import generate, render_site
-
-    site = tmp_path_factory.mktemp("guide-site") / "site"
-    generate(db, ROOT / "docs")
-    render_site(ROOT / "mkdocs.yml", site, db)
-    handler = functools.partial(_Quiet, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+def site_url(real_url: str) -> str:
+    return real_url  # the real-results site, built and served once per session (tests/conftest.py)
 
 
 @pytest.mark.browser
-def test_guide_pages_render_charts_and_planner_offline(site_url: str) -> None:
+def test_guide_pages_render_charts_and_planner_offline(site_url: str, browser: object) -> None:
     errors: list[str] = []
     external: list[str] = []
 
@@ -226,6 +207,6 @@ def test_guide_pages_render_charts_and_planner_offline(site_url: str) -> None:
         assert f"= {want.total / GIB:.1f} GiB" in page.inner_text(".llmbench-planner__summary")
         assert page.locator(".llmbench-planner__row").count() == len(registry.gpus().entries)
 
-    with_browser(drive)
+    drive(browser)
     assert errors == []
     assert external == []

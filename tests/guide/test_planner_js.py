@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from site_gen import memory
-from tests.guide.conftest import with_browser
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANNER_JS = ROOT / "docs" / "assets" / "js" / "planner.js"
@@ -100,7 +99,9 @@ def _page(tmp_path: Path, payload: dict) -> Path:
 
 @pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed")
-def test_planner_page_shows_python_numbers_and_fits_offline(payload: dict, tmp_path: Path) -> None:
+def test_planner_page_shows_python_numbers_and_fits_offline(
+    payload: dict, tmp_path: Path, browser: object
+) -> None:
     hostile = {**payload["models"][0], "id": "x/evil", "name": "<img src=x onerror=window.pwned=1>"}
     payload = {**payload, "models": [*payload["models"], hostile]}
     page_file = _page(tmp_path, payload)
@@ -139,7 +140,7 @@ def test_planner_page_shows_python_numbers_and_fits_offline(payload: dict, tmp_p
         assert "<img" in page.inner_text("select[name=model]")
         assert errors == []
 
-    with_browser(drive)
+    drive(browser)
     assert all(u.startswith("file://") for u in requests), requests
 
 

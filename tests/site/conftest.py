@@ -1,4 +1,5 @@
-"""Site fixtures: small result files (with an XSS probe), built sites served on 127.0.0.1, a browser.
+"""Site fixtures: small result files (with an XSS probe), that site built and served on 127.0.0.1, and a
+watched browser page. The browser and the real-results site are shared with tests/guide (tests/conftest.py).
 
 Each site is built once per session (ingest -> generate -> mkdocs build --strict) into a temporary folder.
 """
@@ -6,11 +7,6 @@ Each site is built once per session (ingest -> generate -> mkdocs build --strict
 from __future__ import annotations
 
 import datetime as dt
-import functools
-import http.server
-import os
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,13 +15,12 @@ import pytest
 
 from bench.resultfile import write_file
 from bench.schema import ResultFile
+from tests.conftest import CHROMIUM_ARGS, build, free_port, serve
+
+__all__ = ["CHROMIUM_ARGS", "ROOT", "XSS", "Watched", "build", "free_port", "result", "serve"]
 
 ROOT = Path(__file__).resolve().parents[2]
 XSS = "<img src=x onerror=alert(1)>"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 
 
 def result(
@@ -90,32 +85,6 @@ def write_fixture_results(folder: Path) -> None:
         write_file(res, folder / name)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def build(results: Path, work: Path, poke_db=None, port: int = 8000) -> Path:
-    """ingest + generate + mkdocs build --strict into work/site; optionally change the DB in between.
-
-    The site is built for http://127.0.0.1:<port>/: Material's instant navigation only follows links
-    whose origin (port included) matches the site_url written into sitemap.xml."""
-    from site_gen.build import render_site
-    from site_gen.load import ingest
-
-    db = work / "llmbench.duckdb"
-    ingest(results, db)
-    if poke_db:
-        con = duckdb.connect(str(db))
-        poke_db(con)
-        con.close()
-    os.environ["LLMBENCH_SITE_URL"] = f"http://127.0.0.1:{port}/"
-    # LLMBENCH_SITE_STRICT=0 lets a developer look at the site while another page is broken; default strict.
-    render_site(ROOT / "mkdocs.yml", work / "site", db, strict=os.environ.get("LLMBENCH_SITE_STRICT") != "0")
-    return work
-
-
 def _model_xss(con: duckdb.DuckDBPyConnection) -> None:
     # Model names come from the registry, so a result file cannot carry the probe there; the database can.
     # Nor the engine version (a pattern); the publisher comes from the file itself.
@@ -131,46 +100,10 @@ def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("real-site")
-    (work / "port").write_text(str(port := free_port()))
-    return build(ROOT / "results", work, port=port)
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-def serve(folder: Path, port: int = 0) -> tuple[str, http.server.ThreadingHTTPServer]:
-    handler = functools.partial(_Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}", server
-
-
-@pytest.fixture(scope="session")
 def fixture_url(fixture_site: Path) -> Iterator[str]:
     url, server = serve(fixture_site / "site", int((fixture_site / "port").read_text()))
     yield url
     server.shutdown()
-
-
-@pytest.fixture(scope="session")
-def real_url(real_site: Path) -> Iterator[str]:
-    url, server = serve(real_site / "site", int((real_site / "port").read_text()))
-    yield url
-    server.shutdown()
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 class Watched:

@@ -234,3 +234,24 @@ def test_a_preset_sets_the_filters_and_the_url_without_reloading(fixture_url: st
     assert parse_qs(urlparse(page.url).query) == {"gpu": ["H200 SXM 141GB", "A100 SXM4 80GB"]}
     assert page.evaluate("window.__same_document") == 1
     assert watched.errors == []
+
+
+def test_a_run_above_its_speed_of_light_bound_is_flagged_with_its_notes(
+    real_site: Path, real_url: str, watched: Watched
+) -> None:
+    con = duckdb.connect(str(real_site / "llmbench.duckdb"), read_only=True)
+    over = con.execute(
+        "SELECT gpu, model_name, precision, notes FROM runs WHERE pct_of_bound > 100 ORDER BY run_id"
+    ).fetchall()
+    con.close()
+    assert over, "the real results hold at least one published run above its bound (a source erratum)"
+    gpu, model, precision, notes = over[0]
+    page = watched.open(f"{real_url}/explorer.html?gpu={gpu}&model={model}&precision={precision}")
+    if page.locator(".lb-more").count():
+        page.click(".lb-more")
+    flagged = page.eval_on_selector_all(
+        "td.lb-flagged", "tds => tds.map(t => [t.title, getComputedStyle(t, '::before').content])"
+    )
+    assert flagged and all(mark == '"⚠ "' for _, mark in flagged)
+    assert notes in [title for title, _ in flagged]
+    assert watched.errors == []
