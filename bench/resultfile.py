@@ -256,20 +256,33 @@ def check_many(
     return sorted(iter_outcomes(paths, root, payload_fn, workers), key=lambda o: o.file)
 
 
-def find_duplicates(outcomes: Iterable[Outcome], root: Path) -> list[Problem]:
-    """Runs that repeat an earlier run's source and configuration, in this or another file."""
-    seen: dict[str, tuple[str, int]] = {}
-    problems = []
-    for o in outcomes:
+class DuplicateFinder:
+    """Runs that repeat an earlier run's source and configuration, found as outcomes arrive (``add``), so
+    that a caller streaming outcomes (``ingest``) does this while the workers are still checking."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.seen: dict[str, tuple[str, int]] = {}
+        self.problems: list[Problem] = []
+
+    def add(self, o: Outcome) -> None:
+        seen = self.seen
         for i, rid in enumerate(o.run_ids):
             if rid not in seen:
                 seen[rid] = (o.file, i)
                 continue
             first_file, first_run = seen[rid]
-            line = LineMap((root / o.file).read_text(encoding="utf-8")).line(("runs", i))
+            line = LineMap((self.root / o.file).read_text(encoding="utf-8")).line(("runs", i))
             msg = f"duplicate run: same source and configuration as {first_file} runs.{first_run}"
-            problems.append(Problem(o.file, line, f"runs.{i}", msg))
-    return problems
+            self.problems.append(Problem(o.file, line, f"runs.{i}", msg))
+
+
+def find_duplicates(outcomes: Iterable[Outcome], root: Path) -> list[Problem]:
+    """Runs that repeat an earlier run's source and configuration, in this or another file."""
+    finder = DuplicateFinder(root)
+    for o in outcomes:
+        finder.add(o)
+    return finder.problems
 
 
 def dump(result: ResultFile) -> str:
