@@ -202,6 +202,23 @@ def test_xss_probe_is_shown_as_text_everywhere_and_runs_nothing(fixture_url: str
         XSS,
     )
     assert "&lt;img" in shown and "<img" not in shown
+    # A one-point-per-run chart builds its tooltip on hover from the run itself (usermeta.llmbench.tooltip):
+    # titled and formatted like Vega-Lite's, the probe still escaped.
+    hovered = page.evaluate(
+        """() => {
+            const view = window.llmbench.charts()[0].view;
+            const find = (n) => n.marktype === 'symbol' && n.role === 'mark' && n.items.length ? n.items[0]
+                : (n.items || []).map(find).find(Boolean);
+            const item = find(view.scenegraph().root);
+            const ev = new MouseEvent('mousemove', {clientX: 60, clientY: 60});
+            view.tooltip()(view, ev, item, item.tooltip);
+            const el = document.querySelector('#vg-tooltip-element');
+            return [item.tooltip === item.datum, el.innerHTML, el.innerText];
+        }"""
+    )
+    assert hovered[0]
+    assert "&lt;img" in hovered[1] and "<img" not in hovered[1]
+    assert "Output tokens/s per GPU" in hovered[2] and XSS in hovered[2]
     model_page = watched.open(f"{fixture_url}/generated/models/img-src-x-onerror-alert-1.html")
     assert XSS in model_page.text_content("h1")
     assert page.locator("img[src=x]").count() == 0

@@ -448,9 +448,40 @@
       tooltip: { theme: dark ? "dark" : "light" },
     });
     chart.view = result.view;
+    lazyTooltip(chart);
     chart.shown = null;
     chart.started = false;
     await setRows(chart, chart.rows);
+  }
+
+  // A chart of one mark per run may name its tooltip in usermeta.llmbench.tooltip ([{field, title, format}])
+  // with the mark's tooltip set to the run itself: the fields are then formatted on hover, for that run
+  // only, instead of for every point on every filter change. Other values pass through unchanged;
+  // vega-tooltip escapes whatever it shows.
+  function lazyTooltip(chart) {
+    const fields = ((chart.spec.usermeta || {}).llmbench || {}).tooltip;
+    const show = chart.view.tooltip();
+    if (!fields || !show) return;
+    const formats = fields.map((f) => tooltipFormat(f.format));
+    chart.view.tooltip((handler, event, item, value) => {
+      if (!item || !item.datum || value !== item.datum) return show(handler, event, item, value);
+      const out = {};
+      fields.forEach((f, i) => {
+        const v = value[f.field];
+        if (v !== null && v !== undefined) out[f.title || f.field] = formats[i](v);
+      });
+      return show(handler, event, item, out);
+    });
+  }
+
+  function tooltipFormat(spec) {
+    const m = /^(,?)\.(\d+)f$/.exec(spec || "");
+    if (!m) return (v) => String(v);
+    const digits = Number(m[2]);
+    const f = new Intl.NumberFormat("en-US", {
+      useGrouping: !!m[1], minimumFractionDigits: digits, maximumFractionDigits: digits,
+    });
+    return (v) => f.format(Number(v));
   }
 
   // A chart may cap the rows it draws (usermeta.llmbench.maxRows, e.g. one point per run): above the cap
