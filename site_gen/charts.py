@@ -155,6 +155,9 @@ def _has_per_gpu(chart: alt.Chart) -> alt.Chart:
     return chart.transform_filter("isValid(datum.output_tps_per_gpu)")
 
 
+# A number in [0, 1) per row that the page script adds once when it decodes the data (spread evenly,
+# stable): a point keeps its sideways offset across filter changes, and no chart recomputes it.
+JITTER = "lb_jitter"
 MAX_POINTS = 5000  # above this many selected runs, llmbench.js draws an even sample and says so
 
 
@@ -170,10 +173,11 @@ def lazy_tooltip(tips: Sequence[alt.Tooltip]) -> list[dict[str, str]]:
 
 
 def _jittered(chart: alt.Chart, ctx: ChartContext) -> alt.Chart:
-    """One point per run, spread sideways so that runs with equal x do not hide each other; capped at
+    """One point per run, spread sideways (by ``JITTER``) so that runs with equal x do not hide each other;
+    capped at
     MAX_POINTS drawn points (drawing 100,000 points takes seconds; the table and CSV keep every run);
     the run's tooltip built on hover (``lazy_tooltip``)."""
-    return chart.transform_calculate(jitter="random()").properties(
+    return chart.properties(
         usermeta={"llmbench": {"maxRows": MAX_POINTS, "tooltip": lazy_tooltip(run_tooltip(ctx))}}
     )
 
@@ -185,7 +189,7 @@ def runs_by_gpu(ctx: ChartContext) -> alt.Chart:
         .mark_point(filled=True, opacity=0.6, size=40, tooltip=alt.TooltipContent("data"))
         .encode(
             x=gpu_x(ctx),
-            xOffset=alt.XOffset("jitter:Q", scale=alt.Scale(domain=[0, 1]), title=None),
+            xOffset=alt.XOffset(f"{JITTER}:Q", scale=alt.Scale(domain=[0, 1]), title=None),
             y=metric("output_tps_per_gpu", log=True),
             color=gpu_color(ctx),
         )
@@ -199,7 +203,7 @@ def runs_by_tp(ctx: ChartContext) -> alt.Chart:
         .mark_point(filled=True, opacity=0.6, size=40, tooltip=alt.TooltipContent("data"))
         .encode(
             x=alt.X("tp:O", title="Tensor-parallel size (TP)", axis=alt.Axis(labelAngle=0)),
-            xOffset=alt.XOffset("jitter:Q", scale=alt.Scale(domain=[0, 1]), title=None),
+            xOffset=alt.XOffset(f"{JITTER}:Q", scale=alt.Scale(domain=[0, 1]), title=None),
             y=metric("output_tps_per_gpu", log=True),
             color=gpu_color(ctx),
         )

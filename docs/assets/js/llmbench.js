@@ -49,6 +49,9 @@
     for (let i = 0; i < payload.n; i++) {
       const row = {};
       for (let j = 0; j < names.length; j++) row[names[j]] = getters[j](i);
+      // lb_jitter (site_gen.charts.JITTER): a stable sideways offset in [0, 1) for one-point-per-run
+      // charts, spread evenly (golden-ratio sequence); computed once here, not by Vega on every insert.
+      row.lb_jitter = (i * 0.6180339887498949) % 1;
       rows[i] = row;
     }
     decoded[key] = rows;
