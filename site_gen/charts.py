@@ -76,8 +76,10 @@ class ChartContext:
         return self.height < 250
 
 
-def title(ctx: ChartContext, full: str, short: str) -> str:
-    """An axis title: the full one, or the short one on a compact chart (the page or tooltip says more)."""
+def title(ctx: ChartContext, full: str | list[str], short: str) -> str | list[str]:
+    """An axis title: the full one, or the short one on a compact chart (the page or tooltip says more).
+    A long full title is a list of lines: Vega draws each line of a title whole and clips what passes the
+    chart's edge, which one long line does on a phone."""
     return short if ctx.compact else full
 
 
@@ -232,7 +234,7 @@ BEST_SHORT = "Best output tokens/s per GPU"
 
 def best_y(ctx: ChartContext) -> alt.Y:
     """The y axis of the best-per-GPU charts."""
-    return alt.Y("best:Q", title=title(ctx, BEST_TITLE, BEST_SHORT))
+    return alt.Y("best:Q", title=title(ctx, [BEST_SHORT, "of the selected runs"], BEST_SHORT))
 
 
 def generational_uplift(ctx: ChartContext) -> alt.Chart:
@@ -273,7 +275,7 @@ def workload_shape(ctx: ChartContext) -> alt.Chart:
         .encode(
             x=alt.X(
                 "workload:N",
-                title=title(ctx, "Workload: input/output sequence length (tokens)", "ISL/OSL (tokens)"),
+                title=title(ctx, ["Workload: input/output", "sequence length (tokens)"], "ISL/OSL (tokens)"),
                 sort=alt.EncodingSortField("workload_order", op="min"),
             ),
             xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
@@ -292,7 +294,7 @@ def tp_throughput(ctx: ChartContext) -> alt.Chart:
     return agg.mark_line(point=True).encode(
         x=alt.X(
             "tp:O",
-            title=title(ctx, "Tensor-parallel size (TP = number of GPUs when PP = 1)", "TP (GPUs)"),
+            title=title(ctx, ["Tensor-parallel size (TP)", "= number of GPUs when PP = 1"], "TP (GPUs)"),
             axis=alt.Axis(labelAngle=0),
         ),
         y=alt.Y(
@@ -322,7 +324,13 @@ def tp_efficiency(ctx: ChartContext) -> alt.Chart:
     return chart.mark_line(point=True).encode(
         x=alt.X("tp:O", title=title(ctx, "Tensor-parallel size (TP)", "TP"), axis=alt.Axis(labelAngle=0)),
         y=alt.Y(
-            "efficiency:Q", title=title(ctx, full, "Per-GPU, % of smallest TP"), scale=alt.Scale(zero=True)
+            "efficiency:Q",
+            title=title(
+                ctx,
+                ["Per-GPU output tokens/s,", "% of the same GPU at its smallest TP"],
+                "Per-GPU, % of smallest TP",
+            ),
+            scale=alt.Scale(zero=True),
         ),
         color=gpu_color(ctx),
         tooltip=_best_tooltip(
