@@ -114,6 +114,7 @@ class _Group:
     lines: list[int]  # the CSV line of each run (its first row's)
     filled: set[str]
     by_config: dict[str, int]  # a run's configuration (everything but its metrics) -> its index in runs
+    rows: int = 0  # CSV rows in this file (more than its runs where rows differing only in metric merged)
 
 
 @functools.cache
@@ -362,6 +363,7 @@ def _add_run(group: _Group, run: dict[str, Any], line: int, errata: list[str]) -
     total, per-GPU and per-user): that is one run carrying every figure given. A row whose figure the
     earlier run already has is kept apart, so the duplicate check reports it.
     """
+    group.rows += 1
     config = repr({k: v for k, v in run.items() if k != "metrics"})  # before errata: they are no config
     index = group.by_config.get(config)
     if index is not None and not group.runs[index]["metrics"].keys() & run["metrics"].keys():
@@ -386,6 +388,8 @@ def _source_notes(group: _Group, csv_name: str) -> str:
         f"Imported by `llmbench import-csv` from {csv_name}: one run per configuration (rows that differ "
         f"only in metric are one run); figures copied as published ({', '.join(metrics)}), never converted."
     ]
+    if group.rows != len(group.runs):
+        out.append(f"The CSV gives these {len(group.runs)} runs as {group.rows} rows, one per figure.")
     if k["version_label"] != k["engine_version"]:
         out.append(
             f"The source gives the TensorRT-LLM version as {k['version_label']!r}; "

@@ -106,6 +106,7 @@ def test_blog_rows_keep_version_label_settings_and_are_one_run_with_three_figure
     assert d["software"]["engine_version"] == "0.18"
     assert "'0.18/0.19 (early 2025, PyTorch backend)'" in d["submission"]["source"]["notes"]
     assert len(d["runs"]) == 2  # min-latency and max-throughput, 3 CSV rows each
+    assert "The CSV gives these 2 runs as 6 rows, one per figure." in d["submission"]["source"]["notes"]
     [dep8] = [r for r in d["runs"] if r["parallelism"]["attention_dp"]]
     figures = {k: v for k, v in dep8["metrics"].items() if v is not None}
     assert figures == {  # exactly as published: 35,611.5942 / 8 GPUs would be 4,451.449275, not this
