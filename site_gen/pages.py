@@ -64,9 +64,9 @@ def _view_page(view: views.View) -> str:
             "",
             text(view.description),
             "",
-            "Bars and lines show the **best** output tokens/s per GPU among the runs the filters select "
-            "(per GPU, so runs on different GPU counts compare fairly). The filters start on the slice "
-            "of the data with the most comparable runs; change them freely, the URL keeps the view.",
+            "The filters start on the slice of the data with the most comparable runs; change them "
+            "freely, the URL keeps the view. Each axis and tooltip names its metric exactly: output "
+            "tokens/s over all GPUs of a run, per GPU, or per user.",
             "",
             f"<!-- view: {view.name} -->",
             "",
