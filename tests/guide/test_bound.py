@@ -99,7 +99,7 @@ def test_peak_falls_back_to_16_bit_where_the_gpu_lacks_the_format() -> None:
 
 # A published figure that no H100 can reach, kept as published by the importer: NVIDIA's 0.10.0
 # perf-overview lists 54,939.48 tokens/s for GPT-J 6B FP8 128/2048 on H100, 6x its H200 figure (9,039.72)
-# in the same row and 7x the H100's 7,643 in 0.11.0; the bound is 11,090 (496%). A typo in the source.
+# in the same row and 7x the H100's 7,643 in 0.11.0; the bound is 11,090 (495%). A typo in the source.
 KNOWN_SOURCE_ERRORS = {("H100 SXM 80GB", "EleutherAI/gpt-j-6b", "FP8", "0.10.0", 128, 2048, 54939.48)}
 
 
