@@ -22,6 +22,8 @@ from typing import Any
 
 import altair as alt
 
+from site_gen.queries import PRECISION_ORDER
+
 DATA_NAME = "runs"
 
 METRICS: dict[str, str] = {
@@ -253,12 +255,11 @@ def generational_uplift(ctx: ChartContext) -> alt.Chart:
 
 def precision_uplift(ctx: ChartContext) -> alt.Chart:
     """Grouped bars: precision on x (FP16 -> FP8 -> FP4), one bar per GPU."""
-    order = ["FP32", "FP16", "BF16", "Mixed", "INT8", "FP8", "INT4", "FP4"]
     return (
         _best_per_gpu(base(ctx), ["gpu", "precision"])
         .mark_bar()
         .encode(
-            x=alt.X("precision:N", title="Weight precision", sort=order),
+            x=alt.X("precision:N", title="Weight precision", sort=list(PRECISION_ORDER)),
             xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
             y=best_y(ctx),
             color=gpu_color(ctx),
