@@ -176,42 +176,32 @@ def lazy_tooltip(tips: Sequence[alt.Tooltip]) -> list[dict[str, str]]:
     return out
 
 
-def _jittered(chart: alt.Chart, ctx: ChartContext) -> alt.Chart:
-    """One point per run, spread sideways (by ``JITTER``) so that runs with equal x do not hide each other;
-    capped at
-    MAX_POINTS drawn points (drawing 100,000 points takes seconds; the table and CSV keep every run);
-    the run's tooltip built on hover (``lazy_tooltip``)."""
-    return chart.properties(
-        usermeta={"llmbench": {"maxRows": MAX_POINTS, "tooltip": lazy_tooltip(run_tooltip(ctx))}}
+def _per_run(ctx: ChartContext, x: alt.X) -> alt.Chart:
+    """One point per run (output tokens/s per GPU, log scale, coloured by GPU) against ``x``, spread
+    sideways (by ``JITTER``) so that runs with equal x do not hide each other; capped at MAX_POINTS drawn
+    points (drawing 100,000 points takes seconds; the table and CSV keep every run); the run's tooltip
+    built on hover (``lazy_tooltip``)."""
+    return (
+        _has_per_gpu(base(ctx))
+        .properties(usermeta={"llmbench": {"maxRows": MAX_POINTS, "tooltip": lazy_tooltip(run_tooltip(ctx))}})
+        .mark_point(filled=True, opacity=0.6, size=40, tooltip=alt.TooltipContent("data"))
+        .encode(
+            x=x,
+            xOffset=alt.XOffset(f"{JITTER}:Q", scale=alt.Scale(domain=[0, 1]), title=None),
+            y=metric("output_tps_per_gpu", log=True),
+            color=gpu_color(ctx),
+        )
     )
 
 
 def runs_by_gpu(ctx: ChartContext) -> alt.Chart:
     """Every run as one point: output tokens/s per GPU by GPU (log scale), coloured by GPU."""
-    return (
-        _jittered(_has_per_gpu(base(ctx)), ctx)
-        .mark_point(filled=True, opacity=0.6, size=40, tooltip=alt.TooltipContent("data"))
-        .encode(
-            x=gpu_x(ctx),
-            xOffset=alt.XOffset(f"{JITTER}:Q", scale=alt.Scale(domain=[0, 1]), title=None),
-            y=metric("output_tps_per_gpu", log=True),
-            color=gpu_color(ctx),
-        )
-    )
+    return _per_run(ctx, gpu_x(ctx))
 
 
 def runs_by_tp(ctx: ChartContext) -> alt.Chart:
     """Every run as one point: output tokens/s per GPU against tensor-parallel size."""
-    return (
-        _jittered(_has_per_gpu(base(ctx)), ctx)
-        .mark_point(filled=True, opacity=0.6, size=40, tooltip=alt.TooltipContent("data"))
-        .encode(
-            x=alt.X("tp:O", title="Tensor-parallel size (TP)", axis=alt.Axis(labelAngle=0)),
-            xOffset=alt.XOffset(f"{JITTER}:Q", scale=alt.Scale(domain=[0, 1]), title=None),
-            y=metric("output_tps_per_gpu", log=True),
-            color=gpu_color(ctx),
-        )
-    )
+    return _per_run(ctx, alt.X("tp:O", title="Tensor-parallel size (TP)", axis=alt.Axis(labelAngle=0)))
 
 
 def _best_tooltip(extra: Sequence[alt.Tooltip] = ()) -> list[alt.Tooltip]:
