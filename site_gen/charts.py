@@ -220,7 +220,6 @@ def _best_per_gpu(chart: alt.Chart, groupby: Sequence[str]) -> alt.Chart:
     )
 
 
-BEST_TITLE = f"Best {_lc(METRICS['output_tps_per_gpu'])} of the selected runs"
 BEST_SHORT = "Best output tokens/s per GPU"
 
 

@@ -45,8 +45,7 @@ def pct_of_bound_by_gpu(ctx: ChartContext) -> alt.LayerChart:
     as a red triangle on the top edge, its real figure and the reason in the tooltip, and a line in the
     chart says how many there are, instead of stretching the axis and squashing every real run."""
     points = (
-        alt.Chart()
-        .transform_filter("isValid(datum.pct_of_bound)")
+        _has_bound(alt.Chart())
         .mark_point(filled=True, opacity=0.7, strokeWidth=2)
         .encode(
             x=gpu_x(ctx),
@@ -119,7 +118,7 @@ def tp_vs_pp(ctx: ChartContext) -> alt.Chart:
             axis=alt.Axis(labelAngle=0, labelExpr="split(datum.label, '|')"),
         ),
         xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
-        y=alt.Y("best:Q", title=charts.BEST_TITLE),
+        y=charts.best_y(ctx),
         color=gpu_color(ctx),
         tooltip=charts._best_tooltip(
             [
