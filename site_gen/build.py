@@ -35,21 +35,16 @@ def generate(db: Path, docs_dir: Path) -> int:
 
     runs = queries.site_runs(db)
     todo = pages.pages(runs, queries.gpu_info(db))
-    target = docs_dir / GENERATED
     tmp = docs_dir / f".{GENERATED}.{os.getpid()}.tmp"
-    old = docs_dir / f".{GENERATED}.{os.getpid()}.old"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         for page in todo:
             path = tmp / page.path
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(page.render(), encoding="utf-8")
-        if target.exists():
-            target.rename(old)
-        tmp.rename(target)
+        _swap(tmp, docs_dir / GENERATED)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(old, ignore_errors=True)
     return len(todo)
 
 
