@@ -23,7 +23,7 @@ import json
 import posixpath
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -129,14 +129,8 @@ class Site:
 def _specs(name: str, height: int, ctx: ChartContext) -> tuple[str, ...]:
     from site_gen import charts, views
 
-    built = views.get(name).build(ChartContextWithHeight(ctx, height))
+    built = views.get(name).build(replace(ctx, height=height))
     return tuple(json.dumps(charts.to_spec(c), separators=(",", ":")) for c in built)
-
-
-def ChartContextWithHeight(ctx: ChartContext, height: int) -> ChartContext:
-    from dataclasses import replace
-
-    return replace(ctx, height=height)
 
 
 class Page:
