@@ -23,8 +23,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class GeneratedPage:
     path: str  # relative to docs/generated/
-    title: str
-    render: Callable[[], str]
+    render: Callable[[], str]  # -> the page's Markdown; its title is its first heading
 
 
 def text(s: object) -> str:
@@ -131,25 +130,19 @@ def _gpu_facts(gpu: dict) -> list[str]:
 
 def pages(runs: pd.DataFrame, gpu_info: dict[str, dict]) -> list[GeneratedPage]:
     """Every generated page for these runs: views, then one per GPU, then one per model."""
-    out = [GeneratedPage("views/index.md", "Views", _views_index)]
+    out = [GeneratedPage("views/index.md", _views_index)]
     for v in views.all_views().values():
         if v.filters:  # views without filters are building blocks of other pages
-            out.append(GeneratedPage(f"views/{v.name}.md", v.title, lambda v=v: _view_page(v)))
+            out.append(GeneratedPage(f"views/{v.name}.md", lambda v=v: _view_page(v)))
     gpus = _counts(runs, "gpu", "gpu_order")
     gpu_slugs = _slugs(list(gpus["name"]))
-    out.append(GeneratedPage("gpus/index.md", "GPUs", lambda: _index("GPU", "GPUs", gpus, gpu_slugs)))
+    out.append(GeneratedPage("gpus/index.md", lambda: _index("GPU", "GPUs", gpus, gpu_slugs)))
     for name, s in gpu_slugs.items():
         facts = _gpu_facts(gpu_info.get(name, {}))
-        out.append(
-            GeneratedPage(f"gpus/{s}.md", name, lambda n=name, f=facts: _entity_page("GPU", "gpu", n, f))
-        )
+        out.append(GeneratedPage(f"gpus/{s}.md", lambda n=name, f=facts: _entity_page("GPU", "gpu", n, f)))
     models = _counts(runs, "model_name")
     model_slugs = _slugs(list(models["name"]))
-    out.append(
-        GeneratedPage("models/index.md", "Models", lambda: _index("model", "Models", models, model_slugs))
-    )
+    out.append(GeneratedPage("models/index.md", lambda: _index("model", "Models", models, model_slugs)))
     for name, s in model_slugs.items():
-        out.append(
-            GeneratedPage(f"models/{s}.md", name, lambda n=name: _entity_page("model", "model", n, []))
-        )
+        out.append(GeneratedPage(f"models/{s}.md", lambda n=name: _entity_page("model", "model", n, [])))
     return out
