@@ -18,7 +18,6 @@
   let charts = []; // {el, spec, view, rows} of the current page
   let scopes = []; // controllers of the current page's filter scopes
   const api = { lastFilterMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null };
-  api.setRowsForTest = (chart, rows) => setRows(chart, rows);
   window.llmbench = api;
 
   /* ---- data ---------------------------------------------------------------------------------- */
@@ -177,7 +176,7 @@
       const download = this.root.querySelector(".lb-download");
       if (download) download.addEventListener("click", () => this.download());
       this.charts = await Promise.all(
-        [...this.root.querySelectorAll(".lb-chart")].map((c) => embed(c, [], this.all))
+        [...this.root.querySelectorAll(".lb-chart")].map((c) => embed(c, []))
       );
       await this.apply(false);
     }
@@ -424,9 +423,8 @@
     };
   }
 
-  async function embed(node, rows, all) {
+  async function embed(node, rows) {
     const chart = { el: node, spec: json(node, "data-lb-spec", {}), view: null, rows };
-    chart.host = node;
     charts.push(chart);
     await render(chart);
     return chart;
@@ -576,7 +574,7 @@
       if (node.closest(".lb-scope")) return;
       jobs.push(
         loadRows(node.dataset.lbSrc, node.dataset.lbKey)
-          .then((rows) => embed(node, rows.filter(fixedMatcher(json(node, "data-lb-fixed", {}))), rows))
+          .then((rows) => embed(node, rows.filter(fixedMatcher(json(node, "data-lb-fixed", {})))))
           .catch((e) => showError(node, e))
       );
     });
