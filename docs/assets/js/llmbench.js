@@ -305,7 +305,7 @@
       this.syncWidgets(counts);
       const count = this.root.querySelector(".lb-count");
       if (count) {
-        count.textContent = `${this.rows.length.toLocaleString("en-US")} of ${this.all.length.toLocaleString("en-US")} runs`;
+        count.textContent = `${COUNT.format(this.rows.length)} of ${COUNT.format(this.all.length)} runs`;
       }
       if (this.table) this.renderTable();
       await Promise.all(this.charts.map((c) => setRows(c, this.rows)));
@@ -367,7 +367,7 @@
       if (!rows.length) {
         note.textContent = "No runs match these filters. Choose “All” on a filter or press “Reset filters”.";
       } else if (shown.length < rows.length) {
-        note.textContent = `Showing the first ${shown.length.toLocaleString("en-US")} rows; the CSV has all ${rows.length.toLocaleString("en-US")}. `;
+        note.textContent = `Showing the first ${COUNT.format(shown.length)} rows; the CSV has all ${COUNT.format(rows.length)}. `;
         const more = el("button", { type: "button", class: "lb-more" }, "Show all rows");
         more.addEventListener("click", () => {
           this.showAll = true;
@@ -395,8 +395,8 @@
     }
   }
 
-  // One formatter for every cell: Number.toLocaleString with options builds a new one per call, which
-  // made rendering the table's ~1,000 numeric cells a large part of a filter change.
+  // One formatter for every cell (NUMBER) and every count (COUNT): Number.toLocaleString with options builds
+  // a new one per call, which made rendering the table's ~1,000 numeric cells a large part of a filter change.
   const NUMBER = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
   const COUNT = new Intl.NumberFormat("en-US");
 
@@ -493,8 +493,8 @@
     const step = rows.length / max;
     const sample = [];
     for (let i = 0; i < max; i++) sample.push(rows[Math.floor(i * step)]);
-    const n = rows.length.toLocaleString("en-US");
-    return { rows: sample, note: `Drawn: an even sample of ${max.toLocaleString("en-US")} of the ${n} selected runs; the count, table and CSV have all. Narrow the filters to see every run.` };
+    const n = COUNT.format(rows.length);
+    return { rows: sample, note: `Drawn: an even sample of ${COUNT.format(max)} of the ${n} selected runs; the count, table and CSV have all. Narrow the filters to see every run.` };
   }
 
   async function setRows(chart, all) {
