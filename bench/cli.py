@@ -16,7 +16,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from bench.errors import UserError
+from bench.errors import ProblemsError, UserError
 
 app = typer.Typer(
     help="Benchmark LLM inference with TensorRT-LLM and publish the results as a static site.",
@@ -39,8 +39,8 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except UserError as e:
-            for line in getattr(e, "problems", []):
-                err.print(str(line), markup=False)
+            for problem in e.problems if isinstance(e, ProblemsError) else []:
+                err.print(str(problem), markup=False)
             err.print(f"[red]error:[/red] {e}")
             sys.exit(1)
 

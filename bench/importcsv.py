@@ -11,7 +11,7 @@ the CSV leaves out and NVIDIA documented per release (request counts, release da
 ``bench/data/releases.yaml``, and the source notes of the file say so.
 
 All or nothing: every row is checked and every file is built and validated before the first one is
-written; on any problem nothing is written and the problems are raised together (``ImportProblems``).
+written; on any problem nothing is written and the problems are raised together (``ProblemsError``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 import yaml_rs
 
 from bench import registry
-from bench.errors import UserError
+from bench.errors import ProblemsError, UserError
 from bench.resultfile import Problem, check_data, dump_data, run_ids, write_text_atomic
 from bench.schema import ERRATUM_MARKER
 
@@ -71,6 +71,7 @@ METRICS = {
     "output_tokens_per_sec_per_gpu": "output_tokens_per_s_per_gpu",
     "output_tokens_per_sec_per_user": "output_tokens_per_s_per_user",
 }
+_NOTHING_WRITTEN = "in the CSV; nothing written"
 _FILE_KEYS = [
     "publisher",
     "source_title",
@@ -89,14 +90,6 @@ _FILE_KEYS = [
     "checkpoint",
     "precision",
 ]
-
-
-class ImportProblems(UserError):
-    """The CSV has problems; carries every one of them (nothing was written)."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(f"{len(problems)} problem(s) in the CSV; nothing written")
-        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -477,7 +470,7 @@ def build(
     submitter: str = "llmbench import-csv",
     benchmark_tool: str = "trtllm-bench",
 ) -> dict[Path, str]:
-    """CSV rows -> {relative path: YAML text} of validated result files; raises ImportProblems."""
+    """CSV rows -> {relative path: YAML text} of validated result files; raises ProblemsError."""
     groups: dict[tuple, _Group] = {}
     problems: list[Problem] = []
     for line, row in rows:
@@ -499,7 +492,7 @@ def build(
         except _RowError as e:
             problems.append(Problem(csv_name, line, e.column, str(e)))
     if problems:
-        raise ImportProblems(problems)
+        raise ProblemsError(problems, _NOTHING_WRITTEN)
     return _files(groups.values(), csv_name)
 
 
@@ -522,7 +515,7 @@ def _files(groups: Iterable[_Group], csv_name: str) -> dict[Path, str]:
             problems += _duplicates(run_ids(data), g.lines, csv_name, seen)
         out[path] = text
     if problems:
-        raise ImportProblems(problems)
+        raise ProblemsError(problems, _NOTHING_WRITTEN)
     return out
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import registry
-from bench.errors import UserError
+from bench.errors import ProblemsError, UserError
 from bench.resultfile import (
     DuplicateFinder,
     Outcome,
@@ -45,14 +45,6 @@ from site_gen import bound
 DEFAULT_DB = Path("build/llmbench.duckdb")
 PERCENTILES = ("avg", "p50", "p90", "p95", "p99", "min", "max")
 LATENCIES = ("ttft_ms", "tpot_ms", "request_latency_ms")
-
-
-class IngestError(UserError):
-    """The results did not validate; carries every problem."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(f"{len(problems)} problem(s) in results; database left unchanged")
-        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -246,7 +238,8 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
                     pending = []
         problems = [p for o in outcomes for p in o.problems] + duplicates.problems
         if problems:
-            raise IngestError(problems)  # DbWriter deletes the new file
+            # DbWriter deletes the new file
+            raise ProblemsError(problems, "in results; database left unchanged")
         writer.use_all_cores()  # the workers are done: the rest is DuckDB's alone
         if pending:
             writer.add(arrow_tables(pending))
