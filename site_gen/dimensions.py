@@ -3,12 +3,19 @@
 Each dimension names the column of the ``runs`` table it filters, its label in the filter bar, table and
 docs, and whether several values may be chosen at once. The same table feeds the SQL that ships a page's
 data, the filter bar and URL state in ``llmbench.js``, the chart markers' fixed filters and the docs
-(``docs/dev/architecture.md`` lists it; a test checks that it does).
+(``docs/dev/architecture.md`` lists it; a test checks that it does). ``mask`` is the one rule for which
+rows a set of filters keeps, in Python (starting filters, chart markers) as in the page script.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+Filters = dict[str, list[str]]  # dimension key -> the values allowed (any of them)
 
 
 @dataclass(frozen=True)
@@ -61,3 +68,13 @@ def get(key: str) -> Dimension:
         return BY_KEY[key]
     except KeyError:
         raise KeyError(f"unknown filter dimension {key!r}; known: {', '.join(BY_KEY)}") from None
+
+
+def mask(df: pd.DataFrame, filters: Filters) -> pd.Series:
+    """Rows matching every filter (values compared as text, as the page script does)."""
+    import pandas as pd
+
+    m = pd.Series(True, index=df.index)
+    for key, values in filters.items():
+        m &= df[get(key).column].astype(str).isin(values)
+    return m

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from site_gen import dataset
-from site_gen.dimensions import DIMENSIONS
+from site_gen.dimensions import DIMENSIONS, Filters, mask
 from site_gen.dimensions import get as dimension
 from site_gen.queries import OVER_BOUND
 
@@ -42,8 +42,6 @@ if TYPE_CHECKING:
 MARKER = re.compile(r"<!--\s*(chart|view|explorer|figures)\b:?(.*?)-->", re.DOTALL)
 OPTIONS = ("height", "title")
 DATA_DIR = "assets/data"
-
-Filters = dict[str, list[str]]
 
 
 class MarkerError(ValueError):
@@ -89,16 +87,6 @@ def parse(kind: str, text: str) -> Marker:
 def by_column(filters: Filters) -> str:
     """Fixed filters as the page script applies them: JSON of column -> allowed values."""
     return json.dumps({dimension(k).column: v for k, v in filters.items()})
-
-
-def mask(df: pd.DataFrame, filters: Filters) -> pd.Series:
-    """Rows matching every filter (values compared as text, as the page script does)."""
-    import pandas as pd
-
-    m = pd.Series(True, index=df.index)
-    for key, values in filters.items():
-        m &= df[dimension(key).column].astype(str).isin(values)
-    return m
 
 
 @dataclass

@@ -20,6 +20,7 @@ import altair as alt
 
 from site_gen import charts
 from site_gen.charts import ChartContext
+from site_gen.dimensions import Filters, mask
 from site_gen.dimensions import get as dimension
 
 if TYPE_CHECKING:
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
 
 # Modules that register more views when imported (one line each); missing modules are skipped.
 EXTRA_VIEW_MODULES: tuple[str, ...] = ("site_gen.guide_views", "site_gen.engine_views")
-
-Filters = dict[str, list[str]]
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,7 @@ def widest(df: pd.DataFrame, keys: Sequence[str], spread: str, where: Filters | 
         return {}
     applied: Filters = {}
     for key, values in (where or {}).items():  # preferences, each kept only if some runs match it
-        sub = df[df[dimension(key).column].astype(str).isin(values)]
+        sub = df[mask(df, {key: values})]
         if not sub.empty:
             df, applied[key] = sub, list(values)
     cols = [dimension(k).column for k in keys]
