@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,7 +91,6 @@ class EngineSpec:
     check_job: Callable[[Sweep, dict[str, Any]], str | None]
     steps: Callable[[Job, float | None, Path], list[Step]]
     uses_launcher: bool = True
-    extras: dict[str, Any] = field(default_factory=dict)
 
 
 # --- paths shared by the steps ------------------------------------------------------------------------
@@ -315,11 +314,6 @@ def check_sweep(sweep: Sweep) -> str | None:
 
 def check_job_params(sweep: Sweep, params: dict[str, Any]) -> str | None:
     return engine(sweep.engine).check_job(sweep, params)
-
-
-def has_report_json(job: Job) -> bool:
-    """Whether the job's tool writes --report_json (else only the console summary can be parsed)."""
-    return job.engine != "trtllm-bench" or has(job.spec.trtllm.version, "report_json")
 
 
 # --- launcher and container ---------------------------------------------------------------------------

@@ -92,12 +92,6 @@ _FILE_KEYS = [
 ]
 
 
-@dataclass(frozen=True)
-class ImportReport:
-    files: list[Path]
-    runs: int
-
-
 @dataclass
 class _Group:
     """The file-level fields of one submission and its runs (in CSV order)."""
@@ -542,16 +536,3 @@ def write_files(files: dict[Path, str], results_dir: Path) -> list[Path]:
         write_text_atomic(results_dir / rel, text)
         out.append(results_dir / rel)
     return out
-
-
-def import_csv(
-    csv_path: Path,
-    results_dir: Path,
-    publisher: str | None = None,
-    submitter: str = "llmbench import-csv",
-    benchmark_tool: str = "trtllm-bench",
-) -> ImportReport:
-    """Import one CSV into ``results_dir``: build and validate every file, then write them all."""
-    rows = read_csv(csv_path)
-    files = build(rows, csv_path.name, publisher, submitter, benchmark_tool)
-    return ImportReport(files=write_files(files, results_dir), runs=count_runs(files))

@@ -22,8 +22,6 @@ from pathlib import Path
 from bench.errors import UserError
 from bench.sweep import Job, Plan
 
-FINAL_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED"}
-
 
 @dataclass(frozen=True)
 class Script:

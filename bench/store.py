@@ -21,7 +21,6 @@ import duckdb
 
 from bench.errors import UserError
 
-DEFAULT_DB = Path("build/runs.duckdb")
 LOCK_WAIT_S = 120.0  # how long an array task waits for another one's insert before giving up
 T = TypeVar("T")
 
