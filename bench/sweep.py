@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bench.engines.transformers_sweep import TransformersSpec
 from bench.errors import UserError
+from bench.problems import LineMap
 from bench.schema import Precision
 
 PosInt = Annotated[int, Field(gt=0)]
@@ -309,19 +309,20 @@ def load(path: Path) -> Sweep:
     try:
         return Sweep.model_validate(data)
     except ValidationError as e:
-        lines = [_describe(path, text, err) for err in e.errors()]
-        raise SweepError(f"{path}: invalid sweep file:\n  " + "\n  ".join(lines)) from None
+        lines = LineMap(text)  # composed once, on the first problem
+        described = [_describe(path, lines, err) for err in e.errors()]
+        raise SweepError(f"{path}: invalid sweep file:\n  " + "\n  ".join(described)) from None
 
 
-def _describe(path: Path, text: str, err: Any) -> str:
+def _describe(path: Path, lines: LineMap, err: Any) -> str:
     loc = tuple(err["loc"])
     if not loc:  # a check across keys; its message starts with the key it is about
         msg = re.sub(r"^Value error, ", "", err["msg"])
         key = re.match(r"^([\w.]+): ", msg)
-        line = _line_of(text, tuple(key.group(1).split("."))) if key else None
+        line = lines.line(tuple(key.group(1).split("."))) if key else None
         return f"{path}:{line}: {msg}" if line else f"{path}: {msg}"
     key = ".".join(str(p) for p in loc) or "(top level)"
-    line = _line_of(text, loc)
+    line = lines.line(loc)  # the key's line, or its nearest existing parent's
     where = f"{path}:{line}" if line else str(path)
     if err["type"] == "missing":
         return f"{where}: {key}: required key is missing"
@@ -331,25 +332,6 @@ def _describe(path: Path, text: str, err: Any) -> str:
     msg = re.sub(r"^Value error, ", "", msg)
     got = err.get("input")
     return f"{where}: {key}: expected {msg}, got {json.dumps(got, default=str)[:80]}"
-
-
-def _line_of(text: str, loc: tuple) -> int | None:
-    """1-based line of a key path in YAML text, or of its nearest existing parent."""
-    try:
-        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return None
-    last = node
-    for part in loc:
-        nxt = None
-        if isinstance(node, yaml.MappingNode):
-            nxt = next((v for k, v in node.value if k.value == str(part)), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            nxt = node.value[part]
-        if nxt is None:
-            break
-        node = last = nxt
-    return last.start_mark.line + 1 if last is not None else None
 
 
 def default_out_dir(sweep: Sweep) -> Path:
