@@ -5,14 +5,13 @@ one submission (same model, precision, GPU, engine and version: the file-level f
 builds a ``bench.schema.ResultFile`` (measured source, environment from the nodes, the exact command and
 any out-of-memory retry in each run's notes) and writes it with ``bench.resultfile.write_file``, which
 validates the text it is about to write and renames it into place: an invalid result is never written.
-Default path, as the importer's: ``<results>/<publisher>/trtllm-<version>/<gpu>--<model>--<precision>--
-<sweep>.yaml``.
+Default path, as the importer's (``bench.resultfile.result_path``): ``<results>/<publisher>/trtllm-<version>/
+<gpu>--<model>--<precision>--<sweep>.yaml`` (``<engine>-<version>`` for engines other than TensorRT-LLM).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,10 +32,6 @@ class ExportOptions:
     submitter: str | None = None
     system: str | None = None
     overwrite: bool = False
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
 
 
 def _one(records: list[RunRecord], what: str, values: Iterable[Any]) -> Any:
@@ -226,15 +221,12 @@ def _reported_kv_dtype(records: list[RunRecord]) -> str | None:
 
 
 def default_path(result: ResultFile, records: list[RunRecord], results_dir: Path) -> Path:
-    sweeps = "+".join(sorted({slug(r["sweep"]) for r in records}))
-    model = slug(result.model.id.split("/")[-1])
-    stem = f"{slug(result.hardware.gpu)}--{model}--{slug(result.model.weight_precision)}"
-    folder = (
-        results_dir / slug(result.submission.source.publisher) / f"trtllm-{result.software.engine_version}"
+    sweeps = "+".join(sorted({resultfile.slug(r["sweep"]) for r in records}))
+    sw, m = result.software, result.model
+    publisher, gpu = result.submission.source.publisher, result.hardware.gpu
+    return results_dir / resultfile.result_path(
+        publisher, sw.engine, sw.engine_version, gpu, m.id, m.weight_precision, sweeps
     )
-    if result.software.engine != "tensorrt-llm":
-        folder = folder.with_name(f"{result.software.engine}-{result.software.engine_version}")
-    return folder / f"{stem}--{sweeps}.yaml"
 
 
 def export(db: Path, sweeps: list[str] | None, opts: ExportOptions) -> tuple[Path, int]:

@@ -32,7 +32,7 @@ import yaml_rs
 
 from bench import registry
 from bench.errors import ProblemsError, UserError
-from bench.resultfile import Problem, check_data, dump_data, run_ids, write_text_atomic
+from bench.resultfile import Problem, check_data, dump_data, result_path, run_ids, write_text_atomic
 from bench.schema import ERRATUM_MARKER
 
 # The CSV columns: name -> (required, meaning). Unknown columns are refused (a typo would lose data silently).
@@ -167,11 +167,6 @@ def clean_version(label: str) -> str | None:
     """'0.18/0.19 (early 2025, PyTorch backend)' -> '0.18'; '1.2.0rc6' stays; None if no version at all."""
     m = re.match(r"\s*v?(\d+(?:\.\d+)+(?:(?:rc|dev|post)\d*)?)", label)
     return m.group(1) if m else None
-
-
-def slug(text: str) -> str:
-    """File-name part: lower case, runs of other characters -> '-'; dots kept (versions, 'llama-3.1')."""
-    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
 
 
 class _RowError(Exception):
@@ -496,12 +491,11 @@ def _files(groups: Iterable[_Group], csv_name: str) -> dict[Path, str]:
     seen: dict[str, int] = {}
     for g in groups:
         k = g.key
-        stem = f"{slug(k['gpu'])}--{slug(k['model'].split('/')[-1])}--{slug(k['precision'])}"
-        folder = Path(slug(k["publisher"])) / f"trtllm-{k['engine_version']}"
-        path = folder / f"{stem}.yaml"
+        fields = (k["publisher"], "tensorrt-llm", k["engine_version"], k["gpu"], k["model"], k["precision"])
+        path = result_path(*fields)
         if path in out:  # a second source or label with the same release, GPU, model and precision
             digest = hashlib.sha1(repr(sorted(k.items(), key=str)).encode()).hexdigest()[:6]
-            path = folder / f"{stem}--{digest}.yaml"
+            path = result_path(*fields, suffix=digest)
         text = dump_data(_result_data(g, csv_name))
         data, found = check_data(text, str(path))
         problems += found

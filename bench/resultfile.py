@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -297,6 +298,27 @@ def dump_data(data: dict[str, Any]) -> str:
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     def ignore_aliases(self, data: Any) -> bool:  # a reviewer must never need to resolve an anchor
         return True
+
+
+def slug(text: str) -> str:
+    """File-name part: lower case, runs of other characters -> '-'; dots kept (versions, 'llama-3.1')."""
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
+
+
+def result_path(
+    publisher: str,
+    engine: str,
+    engine_version: str,
+    gpu: str,
+    model_id: str,
+    precision: str,
+    suffix: str = "",
+) -> Path:
+    """Where a submission goes under results/, as import-csv and export name it (relative):
+    ``<publisher>/<trtllm|engine>-<version>/<gpu>--<model>--<precision>[--<suffix>].yaml``."""
+    family = "trtllm" if engine == "tensorrt-llm" else engine
+    parts = [slug(gpu), slug(model_id.split("/")[-1]), slug(precision)] + ([suffix] if suffix else [])
+    return Path(slug(publisher)) / f"{family}-{engine_version}" / f"{'--'.join(parts)}.yaml"
 
 
 def write_file(result: ResultFile, path: Path) -> None:
