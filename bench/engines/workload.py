@@ -1,20 +1,17 @@
 """trtllm-bench dataset files (JSON lines, one request per line): read them, and make token-norm-dist ones.
 
-The generator reproduces ``prepare_dataset.py --stdout token-norm-dist`` (TensorRT-LLM benchmarks/cpp):
-lengths from ``numpy.random.normal`` seeded with the random seed, token ids from ``random.sample`` over the
-vocabulary seeded the same way, the EOS id replaced by ``(eos + 1) % vocab``. Stdlib and numpy only.
+The generator is ``bench.dataset``'s, which reproduces ``prepare_dataset.py --stdout token-norm-dist``
+(TensorRT-LLM benchmarks/cpp) and is pinned to it by its tests. Stdlib and numpy only.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
+from bench import dataset
 
 
 class DatasetError(ValueError):
@@ -83,22 +80,11 @@ def token_norm_dist(
     seed: int = 420,
     eos_id: int | None = None,
 ) -> list[Request]:
-    """Synthetic requests exactly as ``prepare_dataset.py token-norm-dist`` makes them."""
-    np.random.seed(seed)
-    input_lens = [max(1, math.ceil(x)) for x in np.random.normal(input_mean, input_stdev, num_requests)]
-    np.random.seed(seed)
-    output_lens = [max(1, math.ceil(x)) for x in np.random.normal(output_mean, output_stdev, num_requests)]
-    random.seed(seed)
-    out = []
-    for i, (isl, osl) in enumerate(zip(input_lens, output_lens, strict=True)):
-        if isl < vocab_size:
-            ids = random.sample(range(vocab_size), isl)
-        else:
-            ids = random.choices(range(vocab_size), k=isl)
-        if eos_id is not None:
-            ids = [(eos_id + 1) % vocab_size if t == eos_id else t for t in ids]
-        out.append(Request(i, tuple(ids), osl))
-    return out
+    """Synthetic requests exactly as ``prepare_dataset.py token-norm-dist`` makes them (``bench.dataset``)."""
+    input_lens = dataset.norm_lengths(input_mean, input_stdev, num_requests, seed)
+    output_lens = dataset.norm_lengths(output_mean, output_stdev, num_requests, seed)
+    ids = dataset.random_tokens(input_lens, vocab_size, eos_id, seed)
+    return [Request(i, tuple(t), osl) for i, (t, osl) in enumerate(zip(ids, output_lens, strict=True))]
 
 
 def lines(requests: list[Request]) -> Iterator[str]:
