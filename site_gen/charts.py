@@ -184,10 +184,14 @@ def _per_run(ctx: ChartContext, x: alt.X) -> alt.Chart:
     return (
         _has_per_gpu(base(ctx))
         .properties(usermeta={"llmbench": {"maxRows": MAX_POINTS, "tooltip": lazy_tooltip(run_tooltip(ctx))}})
-        .mark_point(filled=True, opacity=0.6, size=40, tooltip=alt.TooltipContent("data"))
+        # aria=False: no ARIA description string built per point on every insert (the canvas renderer
+        # never shows it; the chart's placeholder has its own aria-label)
+        .mark_point(filled=True, opacity=0.6, size=40, tooltip=alt.TooltipContent("data"), aria=False)
         .encode(
             x=x,
-            xOffset=alt.XOffset(f"{JITTER}:Q", scale=alt.Scale(domain=[0, 1]), title=None),
+            # sort given: otherwise Vega-Lite sorts an offset by the colour's domain, a per-row formula
+            # comparing lb_jitter with every GPU name on each insert
+            xOffset=alt.XOffset(f"{JITTER}:Q", scale=alt.Scale(domain=[0, 1]), sort="ascending", title=None),
             y=metric("output_tps_per_gpu", log=True),
             color=gpu_color(ctx),
         )
