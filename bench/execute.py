@@ -4,8 +4,10 @@ For each job (``run_plan``): write its dataset if not cached, run its steps (a l
 once and reused), each in its own process group with its output in ``jobs/<job>/attempt-<n>.log`` and
 killed at the timeout; parse ``--report_json`` then the console summary; store the attempt in the runs
 database whatever happened. An out-of-memory failure is retried with the next lower KV-cache fraction
-(0.95 -> 0.90 -> 0.80 by default, as NVIDIA advises) and each attempt is recorded with the one it
-retried. No failure stops the sweep. A progress bar shows done, failed, remaining and the ETA.
+of ``settings.kv_cache_fallback`` (0.90, 0.80 by default: a sweep starting at NVIDIA's 0.95 goes
+0.95 -> 0.90 -> 0.80; one with no start value, the tool's 0.90, goes on at 0.80) and each attempt is
+recorded with the one it retried. No failure stops the sweep. A progress bar shows done, failed,
+remaining and the ETA.
 """
 
 from __future__ import annotations

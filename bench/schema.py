@@ -5,8 +5,8 @@ A submission says who measured or published what, when and where (``submission``
 that was not measured is absent, never 0. ``SCHEMA_VERSION`` is bumped on any incompatible change and
 the JSON Schema in ``results/result.schema.json`` is generated from this module (``llmbench schema``).
 
-This module is the only part of ``bench`` that ``site_gen`` imports (with ``resultfile`` and
-``registry``, which read and check files against it).
+``site_gen`` imports this module, ``resultfile`` and ``registry`` (which read and check files against
+it) and ``errors``; no other part of ``bench``.
 """
 
 from __future__ import annotations
