@@ -83,8 +83,6 @@ def run_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Live progress bar."),
 ) -> None:
     """Run the sweep on this node; every attempt lands in the runs database; exit 1 if any job failed."""
-    from rich.console import Console
-
     from bench.execute import run_plan
     from bench.sweep import load_plan
 
@@ -238,8 +236,6 @@ def list_cmd(
     db: Path = DB_PATH,
 ) -> None:
     """Show runs as a table, filtered; (re)builds the database first if results/ changed since."""
-    from rich.console import Console
-
     from site_gen import listing
     from site_gen.load import ingest
 
