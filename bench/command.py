@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from bench.sweep import Job, Sweep
 
 Version = tuple[int, int]
+DEFAULT_KV_FRACTION = 0.90  # trtllm-bench's --kv_cache_free_gpu_mem_fraction when none is passed
 
 # First version with each feature (from the reference notes' era tables).
 SINCE: dict[str, Version] = {

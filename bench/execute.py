@@ -30,8 +30,6 @@ from bench import command, dataset, provenance, report, store
 from bench.errors import UserError
 from bench.sweep import Job, Plan
 
-DEFAULT_KV = 0.90  # trtllm-bench's default --kv_cache_free_gpu_mem_fraction
-
 
 @dataclass
 class Attempt:
@@ -158,7 +156,7 @@ def _note(log: Path, text: str) -> None:
 
 def next_kv(job: Job, current: float | None) -> float | None:
     """The next lower KV-cache fraction to try after an out-of-memory failure, or None."""
-    now = current if current is not None else DEFAULT_KV
+    now = current if current is not None else command.DEFAULT_KV_FRACTION
     lower = [f for f in job.spec.settings.kv_cache_fallback if f < now - 1e-9]
     return max(lower) if lower else None
 

@@ -102,7 +102,8 @@ def _run(rec: RunRecord, all_attempts: dict[str, list[RunRecord]]) -> dict[str, 
     earlier = [a for a in all_attempts.get(rec["job_id"], []) if a["attempt"] < rec["attempt"]]
     ooms = [a for a in earlier if a["status"] == "oom"]
     if rec["retry_of"] is not None and ooms:
-        tried = ", ".join(f"{a['kv_fraction'] if a['kv_fraction'] is not None else 0.9:g}" for a in ooms)
+        default = command.DEFAULT_KV_FRACTION  # an attempt with no fraction ran at the tool's default
+        tried = ", ".join(f"{a['kv_fraction'] if a['kv_fraction'] is not None else default:g}" for a in ooms)
         notes.append(f"out of memory at KV-cache fraction {tried}; retried at {rec['kv_fraction']:g}")
     if rec["report_source"] == "console":
         notes.append("metrics parsed from the console summary (no --report_json)")
