@@ -320,10 +320,6 @@ def check_job_params(sweep: Sweep, params: dict[str, Any]) -> str | None:
 # --- launcher and container ---------------------------------------------------------------------------
 
 
-def container_prefix(job: Job) -> list[str]:
-    return container_prefix_for(job.spec)
-
-
 def container_prefix_for(sweep: Sweep) -> list[str]:
     """``apptainer exec --nv [--bind ...] IMAGE`` (or singularity), or nothing without a container."""
     c = sweep.cluster.container
@@ -336,12 +332,12 @@ def container_prefix_for(sweep: Sweep) -> list[str]:
 def launch(job: Job, step: Step) -> list[str]:
     """The full argv of a step: launcher (srun/mpirun with trtllm-llmapi-launch), container, command."""
     cluster, spec = job.spec.cluster, engine(job.engine)
-    inner = [*container_prefix(job), *step.argv]
+    container = container_prefix_for(job.spec)
     if not step.launched or not spec.uses_launcher or cluster.launcher == "local":
-        return inner
+        return [*container, *step.argv]
     world = job.world_size
     # trtllm-llmapi-launch starts the MPI workers of the LLM API on every rank but the first
-    llmapi = [*container_prefix(job), "trtllm-llmapi-launch", *step.argv]
+    llmapi = [*container, "trtllm-llmapi-launch", *step.argv]
     if cluster.launcher == "mpirun":
         return ["mpirun", "-n", str(world), "--allow-run-as-root", "--oversubscribe", *llmapi]
     per_node = min(world, cluster.gpus_per_node)
