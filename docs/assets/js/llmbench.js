@@ -152,6 +152,7 @@
     async init(rows) {
       this.all = rows.filter(fixedMatcher(json(this.root, "data-lb-fixed", {})));
       this.values = {};
+      this.index = {}; // dimension -> Map: option text -> its index in this.values, built once
       this.codes = {}; // dimension -> Int32Array: each row's option index (-1: no value), built once
       for (const d of this.dims) {
         const values = sortedValues(this.all, d);
@@ -162,6 +163,7 @@
           codes[i] = v === null || v === undefined ? -1 : pos.get(String(v));
         });
         this.values[d.key] = values;
+        this.index[d.key] = pos;
         this.codes[d.key] = codes;
       }
       this.state = this.ownsUrl ? stateFromQuery(this.dims, location.search, this.defaults) : clone(this.defaults);
@@ -254,7 +256,7 @@
         const chosen = this.state[d.key] || [];
         if (!chosen.length) continue;
         const ok = new Uint8Array(this.values[d.key].length);
-        const pos = new Map(this.values[d.key].map((v, i) => [v, i]));
+        const pos = this.index[d.key];
         for (const v of chosen) if (pos.has(String(v))) ok[pos.get(String(v))] = 1;
         active.push([d.key, ok, this.codes[d.key]]);
       }
@@ -285,7 +287,7 @@
         const w = this.widgets[d.key];
         if (!w) continue;
         const chosen = new Set(this.state[d.key] || []);
-        const index = new Map(this.values[d.key].map((v, i) => [v, i]));
+        const index = this.index[d.key];
         for (const input of w.inputs) {
           input.checked = chosen.has(input.value);
           const n = counts[d.key][index.get(input.value)] || 0;
