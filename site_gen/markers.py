@@ -193,20 +193,34 @@ class Page:
             for i, spec in enumerate(_specs(name, height, self.site.ctx))
         ]
 
-    def _no_runs(self, mk: Marker) -> str | None:
-        if self.site.runs.empty:
-            return "No results yet: the results folder holds no runs."
-        if not mk.filters or self._subset(mk.filters).shape[0]:
+    def _empty(self, mk: Marker, sub: pd.DataFrame, what: str = "") -> str | None:
+        """The "no data" box when the marker's runs (``sub``) are none, else None."""
+        if not sub.empty:
             return None
-        shown = "; ".join(f"{k} = {', '.join(v)}" for k, v in mk.filters.items())
-        return f"No runs match {shown}."
+        if self.site.runs.empty:
+            msg = "No results yet: the results folder holds no runs."
+        else:
+            msg = "No runs match " + "; ".join(f"{k} = {', '.join(v)}" for k, v in mk.filters.items()) + "."
+        return self.site.render("empty.html.j2", message=f"{what}: {msg}" if what else msg)
+
+    def _scope(self, template: str, mk: Marker, dims: Any, defaults: Filters, **kw: Any) -> str:
+        """A filter scope (view or explorer): the marker's fixed runs, the page data, the filter bar."""
+        return self.site.render(
+            template,
+            fixed=by_column(mk.filters),
+            src=self._src,
+            key=self._key,
+            dims=json.dumps([d.as_json() for d in dims]),
+            defaults=json.dumps(defaults),
+            **kw,
+        )
 
     def _render_chart(self, mk: Marker) -> str:
         from site_gen import views
 
         view = views.get(mk.name or "")
-        if msg := self._no_runs(mk):
-            return self.site.render("empty.html.j2", message=f"{view.title}: {msg}")
+        if box := self._empty(mk, self._subset(mk.filters), view.title):
+            return box
         caption = mk.options.get("title")
         return "".join(self.site.render("_chart.html.j2", c=c) for c in self._charts(view.name, mk, caption))
 
@@ -214,37 +228,32 @@ class Page:
         from site_gen import views
 
         view = views.get(mk.name or "")
-        if msg := self._no_runs(mk):
-            return self.site.render("empty.html.j2", message=f"{view.title}: {msg}")
-        defaults = view.defaults(self._subset(mk.filters))
-        return self.site.render(
+        sub = self._subset(mk.filters)
+        if box := self._empty(mk, sub, view.title):
+            return box
+        return self._scope(
             "view.html.j2",
-            fixed=by_column(mk.filters),
-            src=self._src,
-            key=self._key,
-            dims=json.dumps([dimension(k).as_json() for k in view.filters]),
-            defaults=json.dumps(defaults),
+            mk,
+            [dimension(k) for k in view.filters],
+            view.defaults(sub),
             charts=self._charts(view.name, mk, mk.options.get("title")),
         )
 
     def _render_explorer(self, mk: Marker) -> str:
-        if msg := self._no_runs(mk):
-            return self.site.render("empty.html.j2", message=msg)
         sub = self._subset(mk.filters)
-        charts = [
-            *self._charts("runs-by-gpu", mk, "Each run is one point. Output tokens/s per GPU, by GPU."),
-            *self._charts("runs-by-tp", mk, "Each run is one point. Output tokens/s per GPU against TP."),
-        ]
-        return self.site.render(
+        if box := self._empty(mk, sub):
+            return box
+        return self._scope(
             "explorer.html.j2",
-            fixed=by_column(mk.filters),
-            src=self._src,
-            key=self._key,
-            dims=json.dumps([d.as_json() for d in DIMENSIONS]),
-            defaults="{}",
+            mk,
+            DIMENSIONS,
+            {},
             table=json.dumps(table_columns(self.site.runs.columns)),
             presets=[] if mk.filters else presets(sub),
-            charts=charts,
+            charts=[
+                *self._charts("runs-by-gpu", mk, "Each run is one point. Output tokens/s per GPU, by GPU."),
+                *self._charts("runs-by-tp", mk, "Each run is one point. Output tokens/s per GPU against TP."),
+            ],
         )
 
     def _render_figures(self, mk: Marker) -> str:
