@@ -256,7 +256,11 @@ class Job:
         return self.out_dir / "jobs" / f"{self.index:04d}-{self.id}"
 
     def config(self) -> dict[str, Any]:
-        """The job's parameters as plain data (stored with every run; the id is a hash of it)."""
+        """The job's parameters as plain data, stored with every run.
+
+        The id (``expand``) hashes the same values but ``kv_fraction``: the KV-cache start fraction is a
+        setting of every job of the sweep, not what makes a job itself.
+        """
         return {
             "sweep": self.sweep,
             "engine": self.engine,
@@ -391,8 +395,7 @@ def _invalid(sweep: Sweep, p: dict[str, Any]) -> str | None:
         return f"tp x pp = {world} GPUs spans nodes; launcher 'local' runs on one node (use srun or mpirun)"
     if p["ep"] is not None and p["tp"] % p["ep"] != 0:
         return f"ep {p['ep']} does not divide tp {p['tp']} (MoE expert parallelism splits the TP group)"
-    conc = p["concurrency"]
-    if conc is not None and conc == 0:
+    if p["concurrency"] == 0:
         return "concurrency 0 is not a valid limit (use -1 or null for unlimited)"
     return None
 
