@@ -53,11 +53,7 @@ def yaml_problem(name: str, message: str, text: str) -> Problem:
 
 def _duplicate_key(text: str, key: str) -> tuple[int | None, str]:
     """Line and field path of the second occurrence of a key (PyYAML keeps duplicates; aliases unexpanded)."""
-    try:
-        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return None, ""
-    stack: list[tuple[Any, tuple]] = [(root, ())]
+    stack: list[tuple[Any, tuple]] = [(_compose(text), ())]
     while stack:
         node, path = stack.pop()
         if isinstance(node, yaml.MappingNode):
@@ -70,6 +66,14 @@ def _duplicate_key(text: str, key: str) -> tuple[int | None, str]:
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((v, (*path, i)) for i, v in enumerate(node.value))
     return None, ""
+
+
+def _compose(text: str) -> Any:
+    """The YAML's node tree (PyYAML: nodes keep their lines), or None if PyYAML cannot read it."""
+    try:
+        return yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return None
 
 
 def validation_problem(name: str, err: Any, lines: LineMap) -> Problem:
@@ -126,10 +130,7 @@ class LineMap:
 
     def line(self, loc: tuple, key: bool = False) -> int | None:
         if self._root is None:
-            try:
-                self._root = yaml.compose(self._text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-            except yaml.YAMLError:
-                return None
+            self._root = _compose(self._text)
         node, last = self._root, self._root
         for part in loc:
             node = _child(node, part, key and part == loc[-1])
