@@ -6,13 +6,13 @@ end-to-end test adds one test-only entry, ``CPU (CI test)``, to the registry of 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bench import registry
+from bench.engines.transformers_sweep import arch_json
 
 TINY = "llmbench/tiny-random-llama"
 CPU_ENTRY = {
@@ -45,17 +45,7 @@ def cpu_gpu_entry(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def tiny_arch() -> str:
-    arch = registry.models().get(TINY)
-    keys = (
-        "layers",
-        "hidden_size",
-        "intermediate_size",
-        "attention_heads",
-        "kv_heads",
-        "head_dim",
-        "vocab_size",
-    )
-    return json.dumps({k: getattr(arch, k) for k in keys})
+    return arch_json(TINY)  # the runner's --arch, inline JSON, as engine transformers passes it
 
 
 @pytest.fixture

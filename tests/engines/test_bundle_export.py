@@ -10,6 +10,7 @@ import yaml
 
 from bench import registry
 from bench.engines import bundle_export
+from bench.engines.transformers_sweep import ARCH_FIGURES
 from bench.resultfile import check_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,13 +46,5 @@ def test_h200_plans_use_the_registry_architecture_of_their_model() -> None:
     for plan_file in PLANS.glob("*.json"):
         plan = json.loads(plan_file.read_text(encoding="utf-8"))
         arch = registry.models().get(plan["model"])
-        for key in (
-            "layers",
-            "hidden_size",
-            "intermediate_size",
-            "attention_heads",
-            "kv_heads",
-            "head_dim",
-            "vocab_size",
-        ):
+        for key in ARCH_FIGURES:
             assert plan["arch"][key] == getattr(arch, key), (plan_file.name, key)
