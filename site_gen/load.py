@@ -32,9 +32,6 @@ from bench.errors import ProblemsError, UserError
 from bench.resultfile import (
     DuplicateFinder,
     Outcome,
-    Problem,
-    check_many,
-    find_duplicates,
     iter_outcomes,
     iter_result_files,
     run_ids,
@@ -195,14 +192,6 @@ def _payload(data: dict[str, Any], file: str, ids: list[str]) -> tuple[dict[str,
     ~0.3 s) out of the workers: the parent converts whole batches while the workers go on checking.
     """
     return file_values(data, file), run_columns(data, ids)
-
-
-def collect(results_dir: Path, paths: Sequence[Path] | None = None) -> tuple[list[Outcome], list[Problem]]:
-    """Check all result files under ``results_dir`` and flatten them; return outcomes and every problem."""
-    files = list(iter_result_files(paths or [results_dir]))
-    outcomes = check_many(files, results_dir, payload_fn=_payload)
-    problems = [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, results_dir)
-    return outcomes, problems
 
 
 # Runs per INSERT while the workers go on checking (bounds the parent's memory). Small, because the batch
