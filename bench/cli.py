@@ -15,6 +15,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from bench.errors import ProblemsError, UserError
 
@@ -41,7 +42,7 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except UserError as e:
             for problem in e.problems if isinstance(e, ProblemsError) else []:
                 err.print(str(problem), markup=False)
-            err.print(f"[red]error:[/red] {e}")
+            err.print(f"[red]error:[/red] {escape(str(e))}")  # messages quote user input verbatim
             sys.exit(1)
 
     return wrapper
