@@ -25,21 +25,21 @@ LAYOUT = (
 
 def operating_points(ctx: ChartContext) -> alt.LayerChart:
     """Each run with both figures as a point: output tokens/s per user (x, the latency side) against
-    output tokens/s per GPU (y, the cost side), both log scale, labelled with its layout (TP8 EP2, DEP8)."""
-    both = (
-        alt.Chart()
-        .transform_filter("isValid(datum.output_tps_per_user) && isValid(datum.output_tps_per_gpu)")
-        .transform_calculate(layout=LAYOUT)
-    )
+    output tokens/s per GPU (y, the cost side), both log scale, named by layout (TP8 EP2, DEP8) and GPU."""
     x = alt.X(
         "output_tps_per_user:Q",
-        title=charts.title(ctx, [METRICS["output_tps_per_user"], "(speed one reader sees)"], "Per user"),
+        title=charts.title(
+            ctx, METRICS["output_tps_per_user"], "Per user"
+        ),  # one line: the canvas height is fixed
         scale=alt.Scale(type="log"),
     )
     y = alt.Y(
         "output_tps_per_gpu:Q",
         title=charts.title(ctx, [METRICS["output_tps_per_gpu"], "(cost side)"], "Per GPU"),
         scale=alt.Scale(type="log"),
+        # A log axis has no labels before the rows arrive, and Vega does not widen the chart's left edge
+        # afterwards: reserve the labels' width up front so the title is not clipped.
+        axis=alt.Axis(minExtent=45),
     )
     tooltip = [
         alt.Tooltip("gpu:N", title="GPU"),
@@ -52,10 +52,21 @@ def operating_points(ctx: ChartContext) -> alt.LayerChart:
         alt.Tooltip("engine_version:N", title="Engine version"),
         alt.Tooltip("publisher:N", title="Source"),
     ]
-    points = both.mark_point(filled=True, size=90, opacity=0.85).encode(
-        x=x, y=y, color=gpu_color(ctx), shape=alt.Shape("layout:N", title="Layout"), tooltip=tooltip
+    # Each point named beside it (layout and GPU): legends are laid out before the rows arrive and this
+    # chart's are empty then, so Vega leaves them no room; a label cannot go missing that way.
+    base = (
+        alt.Chart()
+        .transform_filter("isValid(datum.output_tps_per_user) && isValid(datum.output_tps_per_gpu)")
+        .transform_calculate(layout=LAYOUT, label=f"{LAYOUT} + ', ' + datum.gpu")
     )
-    labels = both.mark_text(align="left", dx=8, dy=-8, fontSize=11).encode(x=x, y=y, text="layout:N")
+    points = base.mark_point(filled=True, size=120, opacity=0.85).encode(
+        x=x,
+        y=y,
+        color=gpu_color(ctx, legend=False),
+        shape=alt.Shape("layout:N", legend=None),
+        tooltip=tooltip,
+    )
+    labels = base.mark_text(align="left", dx=9, dy=-9, fontSize=11).encode(x=x, y=y, text="label:N")
     # data on the top level only: every view reads the page's one named dataset (site_gen.views contract)
     return alt.layer(points, labels, data=alt.NamedData(charts.DATA_NAME)).properties(
         width="container", height=ctx.height
