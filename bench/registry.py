@@ -1,8 +1,8 @@
 """GPU, model and precision registries: canonical names, aliases and the figures the site computes with.
 
 The registries are data files shipped in the package (``bench/data/gpus.yaml``, ``models.yaml``,
-``precisions.yaml``); every figure there cites its source. Lookups fold case and spaces, so "H200 141GB HBM3", "h200" and
-"H200 SXM 141GB" are one GPU. An unknown name raises ``UnknownName`` carrying the closest known names.
+``precisions.yaml``); every figure there cites its source. Lookups fold case and spaces, so
+"H200 141GB HBM3", "h200" and "H200 SXM 141GB" are one GPU. An unknown name raises ``UnknownName`` carrying the closest known names.
 """
 
 from __future__ import annotations
@@ -94,7 +94,9 @@ class ModelArch(_Entry):
     layer_pattern: str | None = Field(default=None, pattern=r"^[FSC]+$")
     window: int | None = Field(default=None, gt=0)
     attention_source: str | None = None  # where layer_pattern / window / the MLA sizes come from
-    mtp_layers: int = Field(default=0, ge=0)  # multi-token-prediction modules in the checkpoint (loaded only for MTP)
+    mtp_layers: int = Field(
+        default=0, ge=0
+    )  # multi-token-prediction modules in the checkpoint (loaded only for MTP)
     # Storage of quantised checkpoints: format per precision label where it is not the label's default
     # (precisions.yaml), and the tensor groups kept in 16 bit (embeddings, lm_head, router, attention).
     formats: dict[str, str] = {}
@@ -113,8 +115,10 @@ class ModelArch(_Entry):
 
     @property
     def kv_dim_per_layer(self) -> int | None:
-        """Cached elements per token and layer when not 2 x kv_heads x head_dim (MLA: the latent + RoPE key)."""
-        return self.kv_lora_rank + self.qk_rope_head_dim if self.kv_lora_rank and self.qk_rope_head_dim else None
+        """Cached elements per token and layer if not 2 x kv_heads x head_dim (MLA: latent + RoPE key)."""
+        return (
+            self.kv_lora_rank + self.qk_rope_head_dim if self.kv_lora_rank and self.qk_rope_head_dim else None
+        )
 
     def layer_kinds(self) -> list[str]:
         """Each layer's attention: "F" full, "S" sliding window, "C" chunked."""

@@ -241,7 +241,7 @@ def kv_bytes_per_token_simplified(arch: dict[str, Any], kv_bytes: float) -> floa
 def kv_bytes_per_sequence_per_gpu(
     arch: dict[str, Any], kv_bytes: float, seq_len: float, tp: int, pp: int, attention_dp: bool = False
 ) -> float:
-    """KV bytes of one sequence on the most loaded GPU of a TP x PP layout (attention DP: whole on its rank)."""
+    """KV bytes of one sequence on the most loaded GPU of a TP x PP layout (attention DP: all heads)."""
     # A latent cache (MLA) is not split by head: every TP rank holds all of it.
     latent = bool(arch.get("kv_lora_rank"))
     whole = latent or attention_dp
@@ -326,7 +326,13 @@ def smallest_fit(arch: dict[str, Any], inp: PlanInput, memory_gb: float) -> tupl
         if tp > arch["attention_heads"] or arch["attention_heads"] % tp:
             continue  # TP splits attention heads evenly
         trial = PlanInput(
-            inp.weight_precision, inp.kv_dtype, inp.batch, inp.seq_len, tp, pp, inp.max_num_tokens,
+            inp.weight_precision,
+            inp.kv_dtype,
+            inp.batch,
+            inp.seq_len,
+            tp,
+            pp,
+            inp.max_num_tokens,
             inp.attention_dp,
         )
         if plan(arch, trial).total <= memory_gb * GIB:

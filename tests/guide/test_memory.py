@@ -122,7 +122,7 @@ def test_chunked_and_sliding_layers_cache_at_most_their_window() -> None:
 
 
 def test_attended_positions_count_causal_window_and_chunk_pairs() -> None:
-    # Positions 1..10, window 4: 1+2+3+4 then 4 each (6 more) = 34; chunks of 4: (1..4) + (1..4) + (1, 2) = 23.
+    # Positions 1..10, window 4: 1+2+3+4, then 4 each (6 more) = 34; chunks of 4: 10 + 10 + (1 + 2) = 23.
     assert memory.attended_positions({"layers": 1, "layer_pattern": "S", "window": 4}, 1, 10) == 34
     assert memory.attended_positions({"layers": 1, "layer_pattern": "C", "window": 4}, 1, 10) == 23
     assert memory.attended_positions({"layers": 2, "layer_pattern": None, "window": None}, 3, 4) == 2 * 7
@@ -134,7 +134,9 @@ def test_nvfp4_weights_carry_block_scales_and_keep_embeddings_and_lm_head_in_bf1
     # 4-bit values + one FP8 scale per 16 = 0.5625 B per weight; embeddings and lm_head BF16.
     assert memory.weight_bytes(arch, "FP4") == pytest.approx((8.03e9 - 2 * embed) * 0.5625 + 2 * embed * 2)
     assert memory.weight_bytes(arch, "FP8") == pytest.approx((8.03e9 - 2 * embed) * 1 + 2 * embed * 2)
-    assert memory.weight_bytes(arch, "Mixed") == memory.weight_bytes(arch, "FP16") == pytest.approx(8.03e9 * 2)
+    assert (
+        memory.weight_bytes(arch, "Mixed") == memory.weight_bytes(arch, "FP16") == pytest.approx(8.03e9 * 2)
+    )
 
 
 # Published checkpoint sizes. gpt-oss: OpenAI's model card (arXiv 2508.10925), table 1, "Checkpoint size":

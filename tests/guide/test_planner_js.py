@@ -34,7 +34,17 @@ CASES = [
 
 
 def _inputs() -> list[dict]:
-    keys = ("model", "weight_precision", "kv_dtype", "batch", "seq_len", "tp", "pp", "max_num_tokens", "attention_dp")
+    keys = (
+        "model",
+        "weight_precision",
+        "kv_dtype",
+        "batch",
+        "seq_len",
+        "tp",
+        "pp",
+        "max_num_tokens",
+        "attention_dp",
+    )
     return [dict(zip(keys, c, strict=True)) for c in CASES]
 
 
