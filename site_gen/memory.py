@@ -51,7 +51,7 @@ REPLICATED_UNDER_ATTENTION_DP = ("embeddings", "lm_head", "attention")
 @functools.cache
 def vocabulary() -> dict[str, Any]:
     """The precision vocabulary as plain data: label -> format, tensor path, KV bytes; format -> bytes."""
-    from bench import registry
+    from bench.contract import registry
 
     return {
         "FORMAT_BYTES": {name: f.bytes_per_weight for name, f in registry.formats().items()},
@@ -393,7 +393,7 @@ def planner_payload() -> dict[str, Any]:
 
     The constants travel with the data so that planner.js holds no copy of them to drift.
     """
-    from bench import registry
+    from bench.contract import registry
 
     return {
         "constants": {
