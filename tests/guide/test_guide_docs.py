@@ -323,14 +323,8 @@ def test_release_claim_convention_catches_what_it_should() -> None:
 
 # Claims on pages another change owns (issue 13 rewrites 08-speed-of-light.md): listed, not skipped, so the
 # test fails once the claim gains its source (delete the entry then) or another one appears.
-PENDING = {"08-speed-of-light.md": ["- **GPT-J 6B FP8 on H100, 128/2048, release 0.10 (495%).**"]}
-
-
 def test_every_release_pinned_claim_links_its_source() -> None:
     found = {p.name: release_claims_without_source(p.read_text(encoding="utf-8")) for p in ALL_PAGES}
     found = {name: blocks for name, blocks in found.items() if blocks}
     report = "\n".join(f"{n}: {b[:160]}" for n, bs in found.items() for b in bs)
-    assert set(found) == set(PENDING), report
-    for name, prefixes in PENDING.items():
-        assert len(found[name]) == len(prefixes), report
-        assert all(b.startswith(p) for b, p in zip(found[name], prefixes, strict=True)), report
+    assert not found, report
