@@ -11,10 +11,10 @@ Two ways to point it at a release:
 
 * ``--git REPO --tag v0.14.0 [--tag ...]``: a TensorRT-LLM clone; files are read with ``git show TAG:path``
   and every option's source names the tag's commit.
-* ``--tree RELEASE=DIR``: a folder laid out like a checkout (e.g. files fetched one by one). ``DIR/SOURCE.yaml``
-  says where its files came from: ``commit`` (the release's commit), optionally ``files: {path: commit}`` for
-  files read at a neighbouring commit, ``version_py`` and ``notes``. Files may be excerpts holding the click
-  definitions verbatim (``excerpt: true``); then line numbers count in the excerpt, not in the original.
+* ``--tree RELEASE=DIR``: a folder laid out like a checkout (e.g. files fetched one by one).
+  ``DIR/SOURCE.yaml`` says where its files came from: ``commit`` (the release's commit), optionally
+  ``files: {path: commit}`` for files read at a neighbouring commit, ``version_py``, ``notes``. Files may be
+  excerpts holding only the click decorators (``excerpt: true``); line numbers then count in the excerpt.
 
 Output: YAML on stdout (or ``-o FILE``), one entry per release: console scripts, launcher, and per subcommand
 (``global`` for the group's own options) each option with names, type, default, flags and its option group.
@@ -139,12 +139,18 @@ def _type_of(node: ast.expr | None, is_flag: bool, default: Any) -> dict[str, An
         if isinstance(default, float):
             return {"kind": "float"}
         return {"kind": "str"}
-    name = _dotted(node.func if isinstance(node, ast.Call) else node)
-    short = name.rsplit(".", 1)[-1]
-    simple = {"int": "int", "float": "float", "str": "str", "bool": "bool", "INT": "int", "FLOAT": "float"}
-    simple |= {"STRING": "str", "BOOL": "bool"}
-    if short in simple and not isinstance(node, ast.Call):
-        return {"kind": simple[short]}
+    short = _dotted(node.func if isinstance(node, ast.Call) else node).rsplit(".", 1)[-1]
+    if short in _SIMPLE_TYPES and not isinstance(node, ast.Call):
+        return {"kind": _SIMPLE_TYPES[short]}
+    return _param_type(node, short)
+
+
+_SIMPLE_TYPES = {"int": "int", "float": "float", "str": "str", "bool": "bool"}
+_SIMPLE_TYPES |= {"INT": "int", "FLOAT": "float", "STRING": "str", "BOOL": "bool"}
+
+
+def _param_type(node: ast.expr, short: str) -> dict[str, Any]:
+    """click.Path / Choice / IntRange / FloatRange (calls or bare names), else the source text."""
     if short in ("Path", "File"):
         return {"kind": "path"}
     if short == "Choice" and isinstance(node, ast.Call) and node.args:
