@@ -215,7 +215,7 @@ def add_columns(con: Any) -> None:
     """
     import pandas as pd
 
-    from bench import registry
+    from bench.contract import registry
 
     cols = ", ".join(_CONFIG_COLUMNS)
     configs = con.execute(f"SELECT DISTINCT {cols} FROM runs").fetchdf()

@@ -243,7 +243,7 @@ def planner_payload() -> dict[str, Any]:
 
     The constants travel with the data so that planner.js holds no copy of them to drift.
     """
-    from bench import registry
+    from bench.contract import registry
 
     return {
         "constants": {

@@ -93,7 +93,7 @@ def site_runs(db: Path) -> pd.DataFrame:
 def gpu_names(db: Path) -> list[str]:
     """Every GPU of the registry, oldest generation first: the pinned colour domain of every chart."""
     if not Path(db).exists():
-        from bench import registry
+        from bench.contract import registry
 
         return [g.name for g in registry.gpus().entries]
     con = _connect(db)

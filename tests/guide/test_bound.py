@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from bench import registry
+from bench.contract import registry
 from site_gen import bound, load
 
 ROOT = Path(__file__).resolve().parents[2]

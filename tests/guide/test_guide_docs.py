@@ -11,7 +11,7 @@ import duckdb
 import pytest
 import yaml
 
-from bench import registry
+from bench.contract import registry
 from site_gen import bound, load, markers, memory, views
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import registry
+from bench.contract import registry
 from site_gen import memory
 
 GIB = 2**30

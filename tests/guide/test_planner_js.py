@@ -73,7 +73,7 @@ def test_js_plan_and_fit_table_equal_the_python_implementation(payload: dict, tm
 
 
 def test_exported_payload_carries_every_registry_gpu_and_no_test_model(payload: dict) -> None:
-    from bench import registry
+    from bench.contract import registry
 
     assert {g["name"] for g in payload["gpus"]} == {g.name for g in registry.gpus().entries}
     ids = {m["id"] for m in payload["models"]}
