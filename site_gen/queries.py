@@ -39,7 +39,7 @@ SITE_COLUMNS = (
     "output_tps_per_gpu",
     "output_tps_per_user",
 )
-OPTIONAL_COLUMNS = ("bound_output_tps", "pct_of_bound")
+OPTIONAL_COLUMNS = ("bound_output_tps", "pct_of_bound", "attention_dp")  # attention_dp: guide_topic_views
 
 # A run above 100 % of its speed-of-light bound is physically impossible (a source erratum): the page
 # flags it with the run's own notes (why), or a generic sentence; null for every other run.
