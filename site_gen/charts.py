@@ -382,6 +382,11 @@ def to_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     """The Vega-Lite dict of a chart (validated by Altair), with the page script owning the theme."""
     spec = chart.to_dict()
     spec.pop("config", None)
+    # Recompute the layout on every update (resize=True). The page script embeds a chart before its rows
+    # arrive and then inserts them; with Vega-Lite's default (layout computed once, at the first run) the
+    # axes kept the room measured for an empty chart, so tick labels and titles were cut off ("00" for
+    # "1,000") until the reader resized the window.
+    spec["autosize"] = {"type": "fit-x", "contains": "padding", "resize": True}
     if GPUS_SHOWN in json.dumps(spec):
         spec.setdefault("params", []).append({"name": GPUS_SHOWN, "value": []})
     return spec

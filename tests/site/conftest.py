@@ -109,8 +109,8 @@ def fixture_url(fixture_site: Path) -> Iterator[str]:
 class Watched:
     """A page that records console errors, page errors, dialogs and every request not to 127.0.0.1."""
 
-    def __init__(self, browser: object, width: int = 1280) -> None:
-        self.context = browser.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)
+    def __init__(self, browser: object, width: int = 1280, height: int = 900) -> None:
+        self.context = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.external: list[str] = []
