@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 MARKER = re.compile(r"<!--\s*(chart|view|explorer|figures)\b:?(.*?)-->", re.DOTALL)
 OPTIONS = ("height", "title")
 DATA_DIR = "assets/data"
+RUN_PAGE = "runs.html"  # docs/runs.md: the run card of any run, by its id after the '#'
 
 
 class MarkerError(ValueError):
@@ -129,6 +130,8 @@ class Page:
         self.needed: list[Filters] = []
         self.errors: list[str] = []
         self._src = self._key = ""
+        # the run cards' page, relative to this page (table rows and chart points link to it)
+        self.card = posixpath.relpath(RUN_PAGE, posixpath.dirname(url) or ".")
 
     def expand(self, content: str) -> str:
         markers: list[tuple[re.Match, Marker | MarkerError]] = []
@@ -188,6 +191,7 @@ class Page:
                 "src": self._src,
                 "key": self._key,
                 "label": view.title,
+                "card": self.card,
                 "caption": caption if i == 0 else None,
             }
             for i, spec in enumerate(_specs(name, height, self.site.ctx))
@@ -212,6 +216,7 @@ class Page:
             key=self._key,
             dims=json.dumps([d.as_json() for d in dims]),
             defaults=json.dumps(defaults),
+            card=self.card,
             **kw,
         )
 
@@ -273,33 +278,71 @@ class Page:
         )
 
 
+# The explorer table's columns, throughput first (what a reader came for, visible without scrolling
+# sideways on a phone), then the configuration, the source and the run card. The page script hides the
+# columns whose value is the same for every run of the page (unless "always"); the CSV keeps them all.
+# (key, label, numeric, always, help)
+TABLE: tuple[tuple[str, str, bool, bool, str], ...] = (
+    (
+        "output_tps_per_gpu",
+        "Output tok/s per GPU",
+        True,
+        True,
+        "Output tokens/s divided by the run's GPU count",
+    ),
+    ("output_tps", "Output tok/s (all GPUs)", True, True, "Output tokens/s over all GPUs of the run"),
+    ("gpu", "GPU", False, False, ""),
+    ("model_name", "Model", False, False, ""),
+    (
+        "precision",
+        "Precision",
+        False,
+        False,
+        "Weight precision; Mixed: a source giving several precisions at once",
+    ),
+    ("isl", "ISL", True, False, "Input sequence length, tokens"),
+    ("osl", "OSL", True, False, "Output sequence length, tokens"),
+    ("tp", "TP", True, False, "Tensor-parallel size"),
+    ("pp", "PP", True, False, "Pipeline-parallel size"),
+    ("num_requests", "Requests", True, False, "Requests in the benchmark run"),
+    ("engine", "Engine", False, False, ""),
+    ("engine_version", "Version", False, False, "Engine release"),
+    ("publisher", "Source", False, False, "Who measured or published the figure"),
+    (
+        "source_kind",
+        "Source kind",
+        False,
+        False,
+        "measured: run by llmbench; published: from a third party's table",
+    ),
+)
+OPTIONAL_TABLE = (
+    ("pct_of_bound", "% of speed-of-light", True, False, "Measured / physical bound of the GPU and model"),
+    ("bound_output_tps", "Bound tok/s (all GPUs)", True, False, "Speed-of-light bound, output tokens/s"),
+)
+RUN_CARD_COLUMN = (
+    "run_id",
+    "Run",
+    False,
+    True,
+    "The run's card: every field, its source and how to reproduce it",
+)
+
+
 def table_columns(columns: Any) -> list[dict[str, Any]]:
-    """The explorer table: KISTI's columns, then per-GPU throughput, source and optional bound columns."""
-    cols = [
-        ("gpu", "GPU", False),
-        ("model_name", "Model", False),
-        ("precision", "Precision", False),
-        ("pp", "PP", True),
-        ("tp", "TP", True),
-        ("isl", "ISL", True),
-        ("osl", "OSL", True),
-        ("num_requests", "Requests", True),
-        ("output_tps", "Output tok/s (all GPUs)", True),
-        ("engine_version", "Version", False),
-        ("output_tps_per_gpu", "Output tok/s per GPU", True),
-        ("engine", "Engine", False),
-        ("publisher", "Source", False),
-        ("source_kind", "Kind", False),
+    """The explorer table (``TABLE``), the optional bound columns when present, the run card last."""
+    rows = [*TABLE, *(c for c in OPTIONAL_TABLE if c[0] in columns)]
+    if "run_id" in columns:
+        rows.append(RUN_CARD_COLUMN)
+    out = [
+        {"key": k, "label": label, "numeric": num, "always": always, "help": help_}
+        for k, label, num, always, help_ in rows
     ]
-    if "pct_of_bound" in columns:
-        cols.append(("pct_of_bound", "% of speed-of-light", True))
-    if "bound_output_tps" in columns:
-        cols.append(("bound_output_tps", "Bound tok/s (all GPUs)", True))
-    out = [{"key": k, "label": label, "numeric": num} for k, label, num in cols]
-    if OVER_BOUND in columns:
-        for col in out:
-            if col["key"] == "pct_of_bound":
-                col["flag"] = OVER_BOUND  # llmbench.js marks the cell (⚠) with this column's text as title
+    for col in out:
+        if col["key"] == "run_id":
+            col["card"] = True  # llmbench.js links the cell to the run card
+        if col["key"] == "pct_of_bound" and OVER_BOUND in columns:
+            col["flag"] = OVER_BOUND  # llmbench.js marks the cell (⚠) with this column's text as title
     return out
 
 

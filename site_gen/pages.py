@@ -94,7 +94,8 @@ def _index(kind: str, title: str, counts: pd.DataFrame, slugs: dict[str, str]) -
 
 
 def _entity_page(kind: str, key: str, name: str, facts: list[str]) -> str:
-    lines = [f"# {text(name)}", "", *facts, ""]
+    # the whole width for the charts and the table (the page is not in the navigation)
+    lines = ["---", "hide: [navigation, toc]", "---", "", f"# {text(name)}", "", *facts, ""]
     lines += [
         f"Every run on this {kind}: filter, sort, download. Output tokens/s are per GPU on the charts, so "
         "runs on different GPU counts compare fairly; the table also gives the figure over all GPUs.",

@@ -18,6 +18,7 @@ PRECISION_ORDER = ("FP32", "FP16", "BF16", "Mixed", "INT8", "FP8", "INT4", "FP4"
 # Columns a page needs: filter dimensions, the table, tooltips and the derived sort keys. Optional ones
 # (added later by other modules, e.g. the speed-of-light bound) are shipped only when present.
 SITE_COLUMNS = (
+    "run_id",
     "gpu",
     "model_name",
     "precision",

@@ -12,12 +12,26 @@
 (function () {
   "use strict";
 
-  const TABLE_LIMIT = 100; // rows rendered at first (DOM cost); "Show all rows" renders the rest; the CSV has all
+  const VISIBLE_ROWS = 20; // about the rows the table's box shows; above it the note says to scroll
+  // Every sentence the script shows, in one place (a translation replaces this object).
+  const UI = {
+    noMatch: "No runs match these filters. Choose “All” on a filter or press “Reset filters”.",
+    scrollRows: (n) => `${n} rows: scroll the table to see them all; the CSV has them all too.`,
+    noRuns: "No runs match these filters.",
+    noMetric: "None of the selected runs has the metric this chart shows.",
+    sample: (max, n) => `Drawn: an even sample of ${max} of the ${n} selected runs; the count, table and CSV have all. Narrow the filters to see every run.`,
+    count: (n, total) => `${n} of ${total} runs`,
+    all: "All",
+    allValue: "all",
+    selected: (n) => n + " selected",
+    reset: "Reset filters",
+    chartError: "This chart could not be drawn: ",
+  };
   const pending = {}; // data key -> Promise of the loaded script
   const decoded = {}; // data key -> row objects (decoded once per session)
   let charts = []; // {el, spec, view, rows} of the current page
   let scopes = []; // controllers of the current page's filter scopes
-  const api = { lastFilterMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null };
+  const api = { lastFilterMs: null, lastTableMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null };
   window.llmbench = api;
 
   /* ---- data ---------------------------------------------------------------------------------- */
@@ -196,7 +210,7 @@
         summary.append(shown);
         box.append(summary);
         const list = el("div", { class: "lb-options", role: "group", "aria-label": d.label, hidden: "" });
-        const all = el("button", { type: "button", class: "lb-all" }, "All");
+        const all = el("button", { type: "button", class: "lb-all" }, UI.all);
         all.addEventListener("click", () => this.choose(d, []));
         list.append(all);
         const inputs = [];
@@ -218,7 +232,7 @@
         this.bar.append(box);
         this.widgets[d.key] = { box, shown, inputs };
       }
-      const reset = el("button", { type: "button", class: "lb-reset md-button" }, "Reset filters");
+      const reset = el("button", { type: "button", class: "lb-reset md-button" }, UI.reset);
       reset.addEventListener("click", () => this.setState(clone(this.defaults), true));
       this.bar.append(reset);
     }
@@ -295,7 +309,7 @@
           input.parentElement.classList.toggle("lb-zero", n === 0);
         }
         const list = [...chosen];
-        w.shown.textContent = list.length === 0 ? "all" : list.length === 1 ? list[0] : list.length + " selected";
+        w.shown.textContent = list.length === 0 ? UI.allValue : list.length === 1 ? list[0] : UI.selected(list.length);
         w.box.classList.toggle("lb-active", list.length > 0);
       }
     }
@@ -307,7 +321,7 @@
       this.syncWidgets(counts);
       const count = this.root.querySelector(".lb-count");
       if (count) {
-        count.textContent = `${COUNT.format(this.rows.length)} of ${COUNT.format(this.all.length)} runs`;
+        count.textContent = UI.count(COUNT.format(this.rows.length), COUNT.format(this.all.length));
       }
       if (this.table) this.renderTable();
       await Promise.all(this.charts.map((c) => setRows(c, this.rows)));
@@ -321,62 +335,137 @@
       if (!this.sort) return this.rows;
       const { key, dir, numeric } = this.sort;
       const val = (r) => (numeric ? (r[key] === null ? -Infinity : Number(r[key])) : String(r[key] ?? ""));
-      return [...this.rows].sort((a, b) => {
-        const x = val(a), y = val(b);
-        return (x < y ? -1 : x > y ? 1 : 0) * dir;
+      // keys computed once per row (not per comparison): sorting 4,345 rows takes a few milliseconds
+      const keyed = this.rows.map((r) => [val(r), r]);
+      keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) * dir);
+      return keyed.map((p) => p[1]);
+    }
+
+    // The table shows the columns whose values differ between the scope's runs (on a GPU's page the GPU
+    // column says nothing); the CSV keeps every column. Columns marked "always" (the throughput figures
+    // and the run card) stay.
+    tableColumns() {
+      if (this.all.length < 2) return this.tableCols;
+      const varies = (c) => {
+        const first = this.all[0][c.key] ?? null;
+        return this.all.some((r) => (r[c.key] ?? null) !== first);
+      };
+      return this.tableCols.filter((c) => c.always || varies(c));
+    }
+
+    // A virtual table: every row of the selection is reachable by scrolling the table's box, but only the
+    // rows in view (and a margin) are in the DOM, so showing or sorting 4,345 rows costs what 60 do.
+    initTable() {
+      this.cols = this.tableColumns();
+      this.wrap = this.table.parentElement;
+      this.rowHeight = 0;
+      this.thead = el("thead");
+      const tr = el("tr", { "aria-rowindex": "1" });
+      this.headers = this.cols.map((c) => {
+        const th = el("th", { scope: "col", "aria-sort": "none" });
+        if (c.help) th.title = c.help;
+        const b = el("button", { type: "button", class: "lb-sort", "data-key": c.key }, c.label);
+        b.addEventListener("click", () => {
+          const t0 = performance.now();
+          const dir = this.sort && this.sort.key === c.key ? -this.sort.dir : c.numeric ? -1 : 1;
+          this.sort = { key: c.key, dir, numeric: c.numeric };
+          this.renderTable();
+          api.lastTableMs = performance.now() - t0;
+        });
+        th.append(b);
+        tr.append(th);
+        return th;
+      });
+      this.thead.append(tr);
+      this.tbody = el("tbody");
+      this.table.replaceChildren(this.thead, this.tbody);
+      let queued = false;
+      this.wrap.addEventListener("scroll", () => {
+        if (queued) return;
+        queued = true;
+        requestAnimationFrame(() => {
+          queued = false;
+          this.drawRows();
+        });
       });
     }
 
     renderTable() {
-      const cols = this.tableCols;
-      const thead = el("thead");
-      const tr = el("tr");
-      for (const c of cols) {
-        const th = el("th", { scope: "col" });
+      if (!this.tbody) this.initTable();
+      this.cols.forEach((c, i) => {
         const sorted = this.sort && this.sort.key === c.key;
-        th.setAttribute("aria-sort", sorted ? (this.sort.dir > 0 ? "ascending" : "descending") : "none");
-        const b = el("button", { type: "button", class: "lb-sort", "data-key": c.key }, c.label);
-        b.addEventListener("click", () => {
-          const dir = this.sort && this.sort.key === c.key ? -this.sort.dir : c.numeric ? -1 : 1;
-          this.sort = { key: c.key, dir, numeric: c.numeric };
-          this.renderTable();
-        });
-        th.append(b);
-        tr.append(th);
-      }
-      thead.append(tr);
-      const tbody = el("tbody");
-      const rows = this.sortedRows();
-      const shown = this.showAll ? rows : rows.slice(0, TABLE_LIMIT);
-      const frag = document.createDocumentFragment();
-      for (const r of shown) {
-        const row = el("tr");
-        for (const c of cols) {
-          const td = el("td", c.numeric ? { class: "lb-num" } : {}, cell(r[c.key], c.numeric));
-          // A flagged figure (e.g. above its speed-of-light bound): marked by CSS, the reason as its title.
-          if (c.flag && r[c.flag]) {
-            td.classList.add("lb-flagged");
-            td.title = r[c.flag];
-          }
-          row.append(td);
-        }
-        frag.append(row);
-      }
-      tbody.append(frag);
-      this.table.replaceChildren(thead, tbody);
+        this.headers[i].setAttribute("aria-sort", sorted ? (this.sort.dir > 0 ? "ascending" : "descending") : "none");
+      });
+      this.sorted = this.sortedRows();
+      this.table.setAttribute("aria-rowcount", String(this.sorted.length + 1));
+      this.wrap.scrollTop = 0;
+      this.drawRows();
       const note = this.root.querySelector(".lb-table-note");
-      note.textContent = "";
-      if (!rows.length) {
-        note.textContent = "No runs match these filters. Choose “All” on a filter or press “Reset filters”.";
-      } else if (shown.length < rows.length) {
-        note.textContent = `Showing the first ${COUNT.format(shown.length)} rows; the CSV has all ${COUNT.format(rows.length)}. `;
-        const more = el("button", { type: "button", class: "lb-more" }, "Show all rows");
-        more.addEventListener("click", () => {
-          this.showAll = true;
-          this.renderTable();
-        });
-        note.append(more);
+      const n = this.sorted.length;
+      note.textContent = !n
+        ? UI.noMatch
+        : n > VISIBLE_ROWS
+          ? UI.scrollRows(COUNT.format(n))
+          : "";
+    }
+
+    // The rows in the table's box (plus a margin), between two spacer rows of the height of the others.
+    drawRows() {
+      const rows = this.sorted || [];
+      const h = this.rowHeight || 24;
+      const first = Math.max(0, Math.floor(this.wrap.scrollTop / h) - 10);
+      const last = Math.min(rows.length, first + Math.ceil((this.wrap.clientHeight || 800) / h) + 20);
+      const frag = document.createDocumentFragment();
+      const spacer = (px) => {
+        const tr = el("tr", { class: "lb-spacer", "aria-hidden": "true" });
+        const td = el("td", { colspan: String(this.cols.length) });
+        td.style.height = px + "px";
+        tr.append(td);
+        return tr;
+      };
+      if (first > 0) frag.append(spacer(first * h));
+      for (let i = first; i < last; i++) frag.append(this.rowElement(rows[i], i));
+      if (last < rows.length) frag.append(spacer((rows.length - last) * h));
+      this.tbody.replaceChildren(frag);
+      if (!this.rowHeight && last > first) {
+        const tr = this.tbody.querySelector("tr:not(.lb-spacer)");
+        const measured = tr ? tr.getBoundingClientRect().height : 0;
+        if (measured > 0) {
+          this.rowHeight = measured;
+          if (Math.abs(measured - h) > 0.5) this.drawRows();
+        }
       }
+    }
+
+    rowElement(r, i) {
+      const row = el("tr", { "aria-rowindex": String(i + 2) });
+      for (const c of this.cols) {
+        const td = el("td", c.numeric ? { class: "lb-num" } : {});
+        if (c.card && r[c.key]) {
+          td.append(el("a", { href: this.cardHref(r[c.key]), class: "lb-card-link" }, String(r[c.key])));
+        } else {
+          td.textContent = cell(r[c.key], c.numeric);
+        }
+        // A flagged figure (e.g. above its speed-of-light bound): marked by CSS, the reason as its title.
+        if (c.flag && r[c.flag]) {
+          td.classList.add("lb-flagged");
+          td.title = r[c.flag];
+        }
+        row.append(td);
+      }
+      return row;
+    }
+
+    cardHref(id) {
+      return (this.root.dataset.lbCard || "runs.html") + "#" + encodeURIComponent(id);
+    }
+
+    // The whole selection as the table shows it (sorted, formatted): what a reader reaches by scrolling.
+    tableText() {
+      return {
+        head: this.cols.map((c) => c.label),
+        rows: (this.sorted || []).map((r) => this.cols.map((c) => (c.card ? String(r[c.key] ?? "") : cell(r[c.key], c.numeric)))),
+      };
     }
 
     download() {
@@ -496,7 +585,7 @@
     const sample = [];
     for (let i = 0; i < max; i++) sample.push(rows[Math.floor(i * step)]);
     const n = COUNT.format(rows.length);
-    return { rows: sample, note: `Drawn: an even sample of ${COUNT.format(max)} of the ${n} selected runs; the count, table and CSV have all. Narrow the filters to see every run.` };
+    return { rows: sample, note: UI.sample(COUNT.format(max), n) };
   }
 
   async function setRows(chart, all) {
@@ -524,8 +613,8 @@
     chart.message.hidden = !empty;
     chart.message.textContent = empty
       ? all.length
-        ? "None of the selected runs has the metric this chart shows."
-        : "No runs match these filters."
+        ? UI.noMetric
+        : UI.noRuns
       : "";
     chart.el.classList.toggle("lb-no-marks", empty);
     chart.target.hidden = empty;
@@ -549,7 +638,7 @@
 
   function showError(node, error) {
     node.textContent = "";
-    node.append(el("p", { class: "lb-status lb-error" }, "This chart could not be drawn: " + error.message));
+    node.append(el("p", { class: "lb-status lb-error" }, UI.chartError + error.message));
     console.error(error);
   }
 
