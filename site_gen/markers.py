@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from site_gen.charts import ChartContext
 
-MARKER = re.compile(r"<!--\s*(chart|view|explorer|figures)\b:?(.*?)-->", re.DOTALL)
+MARKER = re.compile(r"<!--\s*(chart|view|explorer|figures|runcard)\b:?(.*?)-->", re.DOTALL)
 OPTIONS = ("height", "title")
 DATA_DIR = "assets/data"
 RUN_PAGE = "runs.html"  # docs/runs.md: the run card of any run, by its id after the '#'
@@ -96,6 +96,9 @@ class Site:
 
     runs: pd.DataFrame
     ctx: ChartContext
+    db: Path | None = None  # the DuckDB file (the run cards read every column of it)
+    repo_url: str = ""  # mkdocs.yml repo_url: result files and "report a mistake" link there
+    repo_branch: str = "main"
     templates: Any = None
     files: dict[str, str] = field(default_factory=dict)  # data file name -> text, written after the build
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
@@ -150,7 +153,7 @@ class Page:
     def _prepare_data(self, markers: list[Marker]) -> None:
         """One data file for the page: the union of the runs its markers can show."""
         runs = self.site.runs
-        wanted = [mk.filters for mk in markers if mk.kind != "figures"]
+        wanted = [mk.filters for mk in markers if mk.kind not in ("figures", "runcard")]
         if not wanted or runs.empty:
             return
         # Pages asking for the same runs (every view page wants all of them) share one file, encoded once.
@@ -261,6 +264,31 @@ class Page:
             ],
         )
 
+    def _render_runcard(self, mk: Marker) -> str:
+        """The run card of the run named after the '#' of the page's URL, from one data file of every run
+        with every column (loaded only by this page)."""
+        from site_gen import queries
+
+        if "runcard" not in self.site.keys:
+            details = queries.run_details(self.site.db) if self.site.db else None
+            if details is None or details.empty:
+                return self.site.render(
+                    "empty.html.j2", message="No results yet: the results folder holds no runs."
+                )
+            key, text = dataset.data_file("cards", dataset.encode(details))
+            self.site.files[f"{key}.js"] = text
+            self.site.keys["runcard"] = key
+        key = self.site.keys["runcard"]
+        return self.site.render(
+            "runcard.html.j2",
+            src=posixpath.relpath(f"{DATA_DIR}/{key}.js", posixpath.dirname(self.url) or "."),
+            key=key,
+            sections=json.dumps(CARD_SECTIONS),
+            repo=self.site.repo_url.rstrip("/"),
+            branch=self.site.repo_branch,
+            explorer=posixpath.relpath("explorer.html", posixpath.dirname(self.url) or "."),
+        )
+
     def _render_figures(self, mk: Marker) -> str:
         runs = self.site.runs
         best = None
@@ -344,6 +372,53 @@ def table_columns(columns: Any) -> list[dict[str, Any]]:
         if col["key"] == "pct_of_bound" and OVER_BOUND in columns:
             col["flag"] = OVER_BOUND  # llmbench.js marks the cell (⚠) with this column's text as title
     return out
+
+
+# The run card's sections: (title, [(column, label), ...]); a field without a value is left out. Labels
+# live here (one place for a translation); llmbench.js knows no field.
+CARD_SECTIONS: list[dict[str, Any]] = [
+    {"title": "Result", "fields": [
+        ["output_tps_per_gpu", "Output tokens/s per GPU"], ["output_tps", "Output tokens/s, all GPUs"],
+        ["output_tps_per_user", "Output tokens/s per user"], ["total_tps", "Total tokens/s (input + output)"],
+        ["requests_per_s", "Requests/s"], ["throughput_basis", "Figure as published (basis)"],
+        ["pct_of_bound", "% of speed-of-light bound"], ["bound_output_tps", "Speed-of-light bound, tokens/s"],
+        ["erratum", "Known erratum"],
+    ]},
+    {"title": "Configuration", "fields": [
+        ["gpu", "GPU"], ["model_name", "Model"], ["model", "Model id"], ["checkpoint", "Checkpoint"],
+        ["precision", "Weight precision"], ["kv_cache_dtype", "KV-cache dtype"], ["weights", "Weights"],
+        ["tp", "Tensor parallel (TP)"], ["pp", "Pipeline parallel (PP)"], ["ep", "Expert parallel (EP)"],
+        ["n_gpus", "GPUs"], ["isl", "Input length (ISL), tokens"], ["osl", "Output length (OSL), tokens"],
+        ["num_requests", "Requests"], ["concurrency", "Concurrency"], ["dataset", "Dataset"],
+        ["input_stdev", "Input length stdev"], ["output_stdev", "Output length stdev"],
+    ]},
+    {"title": "Engine settings", "fields": [
+        ["engine", "Engine"], ["engine_version", "Engine version"], ["workflow", "Workflow"],
+        ["benchmark_tool", "Benchmark tool"], ["max_batch_size", "max_batch_size"],
+        ["max_num_tokens", "max_num_tokens"], ["kv_cache_free_gpu_mem_fraction", "KV-cache memory fraction"],
+        ["attention_dp", "Attention data parallel"], ["streaming", "Streaming"],
+        ["extra_options", "Other engine options"],
+    ]},
+    {"title": "Environment", "fields": [
+        ["system", "System"], ["gpu_label", "GPU as reported"], ["architecture", "Architecture"],
+        ["gpu_memory_gb", "GPU memory, GB"], ["hbm_bandwidth_tb_s", "Memory bandwidth, TB/s"],
+        ["gpus_per_node", "GPUs per node"], ["nodes", "Nodes"], ["interconnect", "Interconnect"],
+        ["container_image", "Container image"],
+    ]},
+    {"title": "Latency", "fields": [
+        [f"{m}_{p}", f"{label} {p}"]
+        for m, label in (("ttft_ms", "Time to first token, ms,"), ("tpot_ms", "Time per output token, ms,"),
+                         ("request_latency_ms", "Request latency, ms,"))
+        for p in ("avg", "p50", "p90", "p99")
+    ]},
+    {"title": "Source", "fields": [
+        ["source_kind", "Source kind"], ["publisher", "Publisher"], ["source_title", "Title"],
+        ["source_url", "URL"], ["site_url", "Site"], ["submitter", "Submitted by"], ["date", "Date"],
+        ["timestamp", "Measured at"], ["source_notes", "Source notes"], ["file", "Result file"],
+        ["run_index", "Run number in the file"],
+    ]},
+    {"title": "Reproduce", "fields": [["command", "Command"], ["notes", "Notes"]]},
+]  # fmt: skip
 
 
 def presets(df: pd.DataFrame) -> list[dict[str, str]]:

@@ -114,3 +114,16 @@ def gpu_info(db: Path) -> dict[str, dict[str, Any]]:
     finally:
         con.close()
     return {r["name"]: r for r in df.to_dict("records")}
+
+
+def run_details(db: Path) -> pd.DataFrame:
+    """Every column of every run (the run cards), with the GPU registry's order for a stable file."""
+    import pandas as pd
+
+    if not Path(db).exists():
+        return pd.DataFrame(columns=["run_id"])
+    con = _connect(db)
+    try:
+        return con.execute("SELECT * FROM runs ORDER BY run_id").df()
+    finally:
+        con.close()

@@ -26,6 +26,17 @@
     selected: (n) => n + " selected",
     reset: "Reset filters",
     chartError: "This chart could not be drawn: ",
+    yes: "yes",
+    no: "no",
+    runId: "Run id (permalink):",
+    noSuchRun: (id) => `No run has the id “${id}”. It may have been removed or mistyped.`,
+    noRunChosen: "No run chosen: open a run from a table or chart of the explorer.",
+    toExplorer: "Open the explorer",
+    report: "Report a mistake in this run",
+    reportTitle: (id, what) => `Run ${id}: ${what}`,
+    reportBody: (id, url, file) =>
+      `Run: ${id}\nCard: ${url}\nResult file: results/${file}\n\nWhat is wrong, and where the right figure or setting comes from:\n`,
+    openCard: "Click: open the run card",
   };
   const pending = {}; // data key -> Promise of the loaded script
   const decoded = {}; // data key -> row objects (decoded once per session)
@@ -541,6 +552,11 @@
     });
     chart.view = result.view;
     lazyTooltip(chart);
+    // A mark of one run (or a bar naming its best run) opens that run's card.
+    chart.view.addEventListener("click", (ev, item) => {
+      const id = runOf(item && item.datum);
+      if (id) location.href = (chart.el.dataset.lbCard || "runs.html") + "#" + encodeURIComponent(id);
+    });
     chart.shown = null;
     chart.started = false;
     await setRows(chart, chart.rows);
@@ -562,8 +578,17 @@
         const v = value[f.field];
         if (v !== null && v !== undefined) out[f.title || f.field] = formats[i](v);
       });
+      if (value.run_id) out[UI.openCard] = value.run_id;
       return show(handler, event, item, out);
     });
+  }
+
+  // The run behind a mark: the run itself (one mark per run), or the best run of an aggregate (a field
+  // best_run from Vega-Lite's argmax, see site_gen.charts).
+  function runOf(datum) {
+    if (!datum) return null;
+    if (datum.run_id) return datum.run_id;
+    return datum.best_run && datum.best_run.run_id ? datum.best_run.run_id : null;
   }
 
   function tooltipFormat(spec) {
@@ -634,6 +659,70 @@
     return n;
   }
 
+  /* ---- the run card (runs.html#<id>) --------------------------------------------------------- */
+
+  // Only web links become links: a result file cannot smuggle a javascript: URL into an href.
+  function webUrl(v) {
+    try {
+      const u = new URL(String(v));
+      return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function cardValue(key, v) {
+    if (typeof v === "boolean") return v ? UI.yes : UI.no;
+    if (typeof v === "number") return NUMBER.format(v);
+    return String(v);
+  }
+
+  function showCard(node, rows) {
+    const sections = json(node, "data-lb-sections", []);
+    const repo = webUrl(node.dataset.lbRepo) ? node.dataset.lbRepo.replace(/\/$/, "") : "";
+    const id = decodeURIComponent(location.hash.slice(1));
+    node.textContent = "";
+    const run = id ? rows.find((r) => r.run_id === id) : null;
+    if (!run) {
+      node.append(el("p", { class: "lb-status" }, id ? UI.noSuchRun(id) : UI.noRunChosen));
+      node.append(el("a", { href: node.dataset.lbExplorer || "explorer.html", class: "md-button" }, UI.toExplorer));
+      return;
+    }
+    const title = `${run.model_name} ${run.precision} on ${run.gpu}, TP ${run.tp}${run.pp > 1 ? ", PP " + run.pp : ""}, ISL/OSL ${run.workload}`;
+    node.append(el("h2", {}, title));
+    const idLine = el("p", { class: "lb-card-id" });
+    idLine.append(UI.runId + " ", el("code", {}, run.run_id));
+    node.append(idLine);
+    const path = String(run.file || "").split("/").map(encodeURIComponent).join("/");
+    const fileUrl = repo && run.file ? `${repo}/blob/${encodeURIComponent(node.dataset.lbBranch || "main")}/results/${path}` : null;
+    for (const section of sections) {
+      const dl = el("dl", { class: "lb-card-fields" });
+      for (const [key, label] of section.fields) {
+        const v = run[key];
+        if (v === null || v === undefined || v === "") continue;
+        const dd = el("dd");
+        const link = key === "file" ? fileUrl : key === "source_url" || key === "site_url" ? webUrl(v) : null;
+        if (key === "command" || key === "extra_options") {
+          const pre = el("pre");
+          pre.append(el("code", {}, String(v)));
+          dd.append(pre);
+        } else if (link) dd.append(el("a", { href: link, rel: "noopener" }, String(v)));
+        else dd.textContent = cardValue(key, v);
+        dl.append(el("dt", {}, label), dd);
+      }
+      if (!dl.children.length) continue;
+      node.append(el("h3", {}, section.title), dl);
+    }
+    if (repo) {
+      const body = UI.reportBody(run.run_id, location.href, run.file || "");
+      const q = new URLSearchParams({ title: UI.reportTitle(run.run_id, title), body });
+      const a = el("a", { href: `${repo}/issues/new?${q}`, class: "md-button lb-report", rel: "noopener" }, UI.report);
+      node.append(a);
+    }
+    if (!node.__lbTitle) node.__lbTitle = document.title;
+    document.title = `${title} · ${node.__lbTitle}`;
+  }
+
   /* ---- page lifecycle ------------------------------------------------------------------------- */
 
   function showError(node, error) {
@@ -661,6 +750,16 @@
           .catch((e) => showError(root, e))
       );
     });
+    document.querySelectorAll(".lb-runcard").forEach((node) => {
+      jobs.push(
+        loadRows(node.dataset.lbSrc, node.dataset.lbKey)
+          .then((rows) => {
+            showCard(node, rows);
+            node.__lbRows = rows;
+          })
+          .catch((e) => showError(node, e))
+      );
+    });
     document.querySelectorAll(".lb-chart").forEach((node) => {
       if (node.closest(".lb-scope")) return;
       jobs.push(
@@ -681,6 +780,12 @@
   });
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape") scopes.forEach((s) => s.widgets && s.toggle(null, false));
+  });
+
+  // Another run's permalink on the run card's page: redraw the card.
+  window.addEventListener("hashchange", () => {
+    const node = document.querySelector(".lb-runcard");
+    if (node && node.__lbRows) showCard(node, node.__lbRows);
   });
 
   window.addEventListener("popstate", () => {
