@@ -378,6 +378,41 @@ def engine_comparison(ctx: ChartContext) -> alt.Chart:
     )
 
 
+def compare_ratio(ctx: ChartContext, title_: str = "A ÷ B, output tokens/s per GPU") -> alt.LayerChart:
+    """Compare mode: one bar per matched configuration (rows ``label``, ``ratio``, ``a``, ``b``, ``order``
+    from the page script), the ratio A ÷ B on a log axis (2x and 0.5x equally long), a rule at 1 and the
+    value at the end of each bar."""
+    y = alt.Y(
+        "label:N", sort=alt.EncodingSortField("order", op="min"), title=None, axis=alt.Axis(labelLimit=320)
+    )
+    x = alt.X("ratio:Q", scale=alt.Scale(type="log"), title=title_)
+    bars = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            y=y,
+            x=x,
+            x2=alt.datum(1),  # from 1 (equal) to the ratio: a log axis has no zero
+            color=alt.condition("datum.ratio >= 1", alt.value("#1565c0"), alt.value("#c62828")),
+            tooltip=[
+                alt.Tooltip("label:N", title="Configuration"),
+                alt.Tooltip("a:Q", title="A, output tokens/s per GPU", format=",.0f"),
+                alt.Tooltip("b:Q", title="B, output tokens/s per GPU", format=",.0f"),
+                alt.Tooltip("ratio:Q", title="A ÷ B", format=".2f"),
+            ],
+        )
+    )
+    values = (
+        alt.Chart()
+        .mark_text(align="left", dx=3, fontSize=10)
+        .encode(y=y, x=x, text=alt.Text("ratio:Q", format=".2f"))
+    )
+    one = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(x=alt.datum(1))
+    return alt.layer(bars, values, one, data=alt.NamedData(DATA_NAME)).properties(
+        width="container", height=alt.Step(18)
+    )
+
+
 def to_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     """The Vega-Lite dict of a chart (validated by Altair), with the page script owning the theme."""
     spec = chart.to_dict()

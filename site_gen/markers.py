@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from site_gen.charts import ChartContext
 
-MARKER = re.compile(r"<!--\s*(chart|view|explorer|figures|runcard)\b:?(.*?)-->", re.DOTALL)
+MARKER = re.compile(r"<!--\s*(chart|view|explorer|figures|runcard|compare)\b:?(.*?)-->", re.DOTALL)
 OPTIONS = ("height", "title")
 DATA_DIR = "assets/data"
 RUN_PAGE = "runs.html"  # docs/runs.md: the run card of any run, by its id after the '#'
@@ -262,6 +262,33 @@ class Page:
                 *self._charts("runs-by-gpu", mk, "Each run is one point. Output tokens/s per GPU, by GPU."),
                 *self._charts("runs-by-tp", mk, "Each run is one point. Output tokens/s per GPU against TP."),
             ],
+        )
+
+    def _render_compare(self, mk: Marker) -> str:
+        """Compare mode: A vs B over the configurations both have (``site_gen.compare``)."""
+        from site_gen import charts, compare
+
+        sub = self._subset(mk.filters)
+        if box := self._empty(mk, sub):
+            return box
+        spec = json.dumps(charts.to_spec(charts.compare_ratio(self.site.ctx)), separators=(",", ":"))
+        return self.site.render(
+            "compare.html.j2",
+            src=self._src,
+            key=self._key,
+            card=self.card,
+            fixed=by_column(mk.filters),
+            config=json.dumps(compare.config(sub)),
+            presets=compare.presets(sub),
+            c={
+                "spec": spec,
+                "fixed": "{}",
+                "src": "",
+                "key": "",
+                "label": "A ÷ B per configuration",
+                "card": self.card,
+                "caption": None,
+            },
         )
 
     def _render_runcard(self, mk: Marker) -> str:

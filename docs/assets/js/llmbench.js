@@ -659,6 +659,209 @@
     return n;
   }
 
+  /* ---- compare mode (compare.html?by=gpu&a=...&b=...) ----------------------------------------- */
+
+  // A against B along one dimension over the configurations both have. The rule (which columns must be
+  // equal, which metric, which source kinds stay out) comes from site_gen.compare in data-lb-config.
+  class Compare {
+    constructor(root) {
+      this.root = root;
+      this.cfg = json(root, "data-lb-config", {});
+      this.ui = this.cfg.ui;
+      this.bar = root.querySelector(".lb-compare-bar");
+      this.table = root.querySelector(".lb-compare-table");
+    }
+
+    async init(rows) {
+      const excluded = new Set(this.cfg.excluded_kinds);
+      const metric = this.cfg.metric;
+      this.all = rows
+        .filter(fixedMatcher(json(this.root, "data-lb-fixed", {})))
+        .filter((r) => r[metric] !== null && r[metric] !== undefined && !excluded.has(r.source_kind));
+      // filters besides the compared dimension: model, workload and the other "by" dimensions
+      this.filters = [
+        { key: "model", label: this.ui.model, column: "model_name" },
+        { key: "workload", label: this.ui.workload, column: "workload" },
+        ...this.cfg.by,
+      ];
+      this.state = this.readUrl(location.search);
+      this.root.querySelectorAll(".lb-preset").forEach((a) =>
+        a.addEventListener("click", (ev) => {
+          ev.preventDefault();
+          ev.stopPropagation();
+          this.state = this.readUrl(new URL(a.href).search);
+          this.update(true);
+        })
+      );
+      this.chart = await embed(this.root.querySelector(".lb-chart"), []);
+      await this.update(false);
+    }
+
+    readUrl(search) {
+      const q = new URLSearchParams(search);
+      const by = this.cfg.by.find((d) => d.key === q.get("by")) || this.cfg.by[0];
+      const free = (this.cfg.free || []).includes(q.get("free")) ? q.get("free") : "";
+      const state = { by: by.key, a: q.get("a") || "", b: q.get("b") || "", where: {}, free };
+      for (const f of this.filters) if (f.key !== by.key && q.get(f.key)) state.where[f.key] = q.get(f.key);
+      return state;
+    }
+
+    writeUrl() {
+      const q = new URLSearchParams({ by: this.state.by, a: this.state.a, b: this.state.b });
+      for (const [k, v] of Object.entries(this.state.where)) q.set(k, v);
+      if (this.state.free) q.set("free", this.state.free);
+      history.replaceState(null, "", location.pathname + "?" + q + location.hash);
+    }
+
+    byDim() {
+      return this.cfg.by.find((d) => d.key === this.state.by);
+    }
+
+    // Rows passing the filters other than the compared dimension.
+    filtered() {
+      const tests = Object.entries(this.state.where).map(([k, v]) => [this.filters.find((f) => f.key === k).column, v]);
+      return this.all.filter((r) => tests.every(([c, v]) => String(r[c]) === v));
+    }
+
+    select(label, value, options, onChange, anyLabel) {
+      const box = el("label", { class: "lb-compare-field" });
+      box.append(el("span", {}, label + " "));
+      const sel = el("select");
+      if (anyLabel) sel.append(el("option", { value: "" }, anyLabel));
+      for (const o of options) {
+        const opt = el("option", { value: o }, o);
+        if (o === value) opt.selected = true;
+        sel.append(opt);
+      }
+      sel.addEventListener("change", () => onChange(sel.value));
+      box.append(sel);
+      return box;
+    }
+
+    values(rows, column) {
+      return sortedValues(rows, { column, sort_column: column === "gpu" ? "gpu_order" : column === "engine_version" ? "version_key" : column === "precision" ? "precision_order" : column === "workload" ? "workload_order" : null });
+    }
+
+    buildBar(rows) {
+      const by = this.byDim();
+      const options = this.values(rows, by.column);
+      if (!options.includes(this.state.a)) this.state.a = options[0] || "";
+      if (!options.includes(this.state.b)) this.state.b = options.find((o) => o !== this.state.a) || "";
+      const set = (patch) => {
+        Object.assign(this.state, patch);
+        this.update(true);
+      };
+      this.bar.replaceChildren(
+        this.select(this.ui.by, by.label, this.cfg.by.map((d) => d.label), (label) => {
+          const d = this.cfg.by.find((x) => x.label === label);
+          const where = { ...this.state.where };
+          delete where[d.key];
+          set({ by: d.key, a: "", b: "", where });
+        }),
+        this.select(this.ui.a, this.state.a, options, (v) => set({ a: v })),
+        this.select(this.ui.b, this.state.b, options, (v) => set({ b: v })),
+        ...this.filters
+          .filter((f) => f.key !== by.key)
+          .map((f) =>
+            this.select(f.label, this.state.where[f.key] || "", this.values(this.all, f.column), (v) => {
+              const where = { ...this.state.where };
+              if (v) where[f.key] = v;
+              else delete where[f.key];
+              set({ where });
+            }, this.ui.any)
+          )
+      );
+      if (by.column !== "precision" && (this.cfg.free || []).includes("precision")) {
+        const box = el("label", { class: "lb-compare-field" });
+        const check = el("input", { type: "checkbox" });
+        check.checked = this.state.free !== "precision";
+        check.addEventListener("change", () => set({ free: check.checked ? "" : "precision" }));
+        box.append(check, " " + this.ui.free);
+        this.bar.append(box);
+      }
+    }
+
+    // Configurations with runs on both sides: per side the best run (highest metric) of each.
+    pairs(rows) {
+      const by = this.byDim().column;
+      const metric = this.cfg.metric;
+      const keys = this.cfg.match.filter((c) => c !== by && c !== this.state.free);
+      const best = new Map(); // configuration key -> {a, b}
+      for (const r of rows) {
+        const v = String(r[by]);
+        const side = v === this.state.a ? "a" : v === this.state.b ? "b" : null;
+        if (!side) continue;
+        const k = keys.map((c) => String(r[c] ?? "")).join("\u0001");
+        const entry = best.get(k) || {};
+        if (!entry[side] || r[metric] > entry[side][metric]) entry[side] = r;
+        best.set(k, entry);
+      }
+      const out = [];
+      for (const e of best.values()) if (e.a && e.b) out.push(e);
+      const order = (r) => [r.model_name, r.precision_order, r.workload_order, r.tp, r.pp, r.publisher, r.version_key];
+      out.sort((x, y) => {
+        const p = order(x.a), q = order(y.a);
+        for (let i = 0; i < p.length; i++) if (p[i] !== q[i]) return p[i] < q[i] ? -1 : 1;
+        return 0;
+      });
+      return out;
+    }
+
+    label(r) {
+      const by = this.byDim().column;
+      const parts = [];
+      if (by !== "gpu") parts.push(r.gpu);
+      const precision = this.state.free === "precision" ? `${r.precision} vs ${r.other.precision}` : r.precision;
+      parts.push(r.model_name + (by !== "precision" ? " " + precision : ""), r.workload, "TP" + r.tp + (r.pp > 1 ? " PP" + r.pp : "") + (r.ep > 1 ? " EP" + r.ep : ""));
+      parts.push(r.publisher + (by !== "engine_version" ? " " + r.engine_version : "") + (by !== "engine" && r.engine !== "tensorrt-llm" ? " " + r.engine : ""));
+      return parts.join(" · ");
+    }
+
+    async update(push) {
+      const rows = this.filtered();
+      this.buildBar(rows);
+      if (push) this.writeUrl();
+      const pairs = this.pairs(rows);
+      const metric = this.cfg.metric;
+      const data = pairs.map((p, i) => ({
+        label: this.label({ ...p.a, other: p.b }), order: i, a: p.a[metric], b: p.b[metric], ratio: p.a[metric] / p.b[metric],
+        run_id: null, a_run: p.a.run_id, b_run: p.b.run_id,
+      }));
+      const n = data.length;
+      this.root.querySelector(".lb-compare-summary").textContent = n
+        ? `${this.state.a} vs ${this.state.b}: ` + this.ui.matched.replace("{n}", COUNT.format(n))
+        : this.ui.none;
+      const g = n ? Math.exp(data.reduce((s, d) => s + Math.log(d.ratio), 0) / n) : null;
+      this.root.querySelector(".lb-compare-geomean").textContent = g
+        ? this.ui.geomean.replace("{g}", g.toFixed(2) + "×")
+        : "";
+      this.renderTable(data);
+      await setRows(this.chart, data);
+      this.root.dataset.lbRendered = String((Number(this.root.dataset.lbRendered) || 0) + 1);
+    }
+
+    renderTable(data) {
+      const card = (id) => (this.root.dataset.lbCard || "runs.html") + "#" + encodeURIComponent(id);
+      const head = el("tr");
+      for (const h of [this.ui.config, `A: ${this.state.a}`, `B: ${this.state.b}`, this.ui.ratio]) head.append(el("th", { scope: "col" }, h));
+      const thead = el("thead");
+      thead.append(head);
+      const tbody = el("tbody");
+      for (const d of data) {
+        const tr = el("tr");
+        tr.append(el("td", {}, d.label));
+        for (const [v, id] of [[d.a, d.a_run], [d.b, d.b_run]]) {
+          const td = el("td", { class: "lb-num" });
+          td.append(el("a", { href: card(id) }, NUMBER.format(v)));
+          tr.append(td);
+        }
+        tr.append(el("td", { class: "lb-num" }, d.ratio.toFixed(2)));
+        tbody.append(tr);
+      }
+      this.table.replaceChildren(thead, tbody);
+    }
+  }
+
   /* ---- the run card (runs.html#<id>) --------------------------------------------------------- */
 
   // Only web links become links: a result file cannot smuggle a javascript: URL into an href.
@@ -750,6 +953,14 @@
           .catch((e) => showError(root, e))
       );
     });
+    document.querySelectorAll(".lb-compare").forEach((root) => {
+      const cmp = new Compare(root);
+      jobs.push(
+        loadRows(root.dataset.lbSrc, root.dataset.lbKey)
+          .then((rows) => cmp.init(rows))
+          .catch((e) => showError(root, e))
+      );
+    });
     document.querySelectorAll(".lb-runcard").forEach((node) => {
       jobs.push(
         loadRows(node.dataset.lbSrc, node.dataset.lbKey)
@@ -761,7 +972,7 @@
       );
     });
     document.querySelectorAll(".lb-chart").forEach((node) => {
-      if (node.closest(".lb-scope")) return;
+      if (node.closest(".lb-scope, .lb-compare")) return;
       jobs.push(
         loadRows(node.dataset.lbSrc, node.dataset.lbKey)
           .then((rows) => embed(node, rows.filter(fixedMatcher(json(node, "data-lb-fixed", {})))))
