@@ -69,9 +69,6 @@ def _view_page(view: views.View) -> str:
             "",
             f"<!-- view: {view.name} -->",
             "",
-            f'Place this chart in any page with `<!-- chart: {view.name} model="…" precision=…  -->` '
-            "(see *Developers → Architecture → Chart markers*).",
-            "",
         ]
     )
 
@@ -86,7 +83,7 @@ def _views_index() -> str:
 
 def _index(kind: str, title: str, counts: pd.DataFrame, slugs: dict[str, str]) -> str:
     lines = [f"# {title}", "", f"One page per {kind} with results, generated from the data.", ""]
-    lines += [f"| {kind.capitalize()} | Runs | Sources |", "|---|---:|---|"]
+    lines += [f"| {kind[:1].upper() + kind[1:]} | Runs | Sources |", "|---|---:|---|"]  # "GPU", not "Gpu"
     for row in counts.itertuples():
         link = f"[{text(row.name)}]({slugs[row.name]}.md)"
         lines.append(f"| {link} | {row.runs:,} | {text(row.sources)} |")

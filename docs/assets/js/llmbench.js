@@ -544,7 +544,8 @@
     chart.note = el("p", { class: "lb-chart-note", hidden: "" });
     chart.el.append(chart.note);
     const result = await window.vegaEmbed(target, chart.spec, {
-      actions: false,
+      // PNG/SVG download of the chart as drawn (vega-embed's menu); no links to the online editor
+      actions: { export: true, source: false, compiled: false, editor: false },
       logLevel: window.vega ? window.vega.Error : 0, // an empty selection is a message of ours, not a warning
       renderer: "canvas",
       config: themeConfig(),
