@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from bench import registry
+from bench.contract import registry
 
 # (header, column, kind) in table order; kind: text (may wrap), short (never wraps), int, num.
 # "parallel" is computed from tp, pp, ep and attention_dp.

@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import registry
-from bench.resultfile import dump
-from bench.schema import ResultFile
+from bench.contract import registry
+from bench.contract.resultfile import dump
+from bench.contract.schema import ResultFile
 from tests.site.conftest import CHROMIUM_ARGS, ROOT, result, serve
 
 WORKLOADS = [(128, 128), (128, 2048), (2048, 128), (1000, 1000), (500, 2000), (2048, 2048), (5000, 500),
