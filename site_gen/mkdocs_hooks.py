@@ -28,7 +28,14 @@ def on_config(config: Any) -> Any:
     db = Path(os.environ.get("LLMBENCH_DB", root / "build" / "llmbench.duckdb"))
     runs = queries.site_runs(db)
     ctx = ChartContext(gpus=tuple(queries.gpu_names(db)), columns=frozenset(runs.columns))
-    _site = Site(runs=runs, ctx=ctx)
+    extra = config.get("extra") or {}
+    _site = Site(
+        runs=runs,
+        ctx=ctx,
+        db=db,
+        repo_url=config.get("repo_url") or "",
+        repo_branch=extra.get("repo_branch", "main"),
+    )
     return config
 
 
