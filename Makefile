@@ -44,7 +44,7 @@ lint:  ## ruff lint + format check
 format:  ## apply ruff formatting and safe fixes
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
 
-perf: $(TSTAMP)  ## benchmarks: throughput and memory figures (not pass/fail tests)
+perf: $(TSTAMP)  ## benchmarks: throughput, memory, Lighthouse figures (not pass/fail tests)
 	$(BIN)/python -m tests.perf
 
 clean:  ## remove build outputs (keeps .venv)
