@@ -92,16 +92,19 @@ def _with_both() -> alt.Chart:
 
 def _frontier(base: alt.Chart) -> alt.Chart:
     """Keep the frontier runs: per series, from the highest per-user speed down, those whose per-GPU figure
-    beats the best of every run before them (the window's frame ends one row before the current)."""
-    return base.transform_window(
-        best_before="max(output_tps_per_gpu)",
-        groupby=["series"],
-        sort=[
-            alt.SortField("output_tps_per_user", order="descending"),
-            alt.SortField("output_tps_per_gpu", order="descending"),
-        ],
-        frame=[None, -1],
-    ).transform_filter("!isValid(datum.best_before) || datum.output_tps_per_gpu > datum.best_before")
+    beats the best of every run before them (a running maximum, then the previous row's running maximum:
+    Vega's window with a frame that ends before the current row fails on a series' first row)."""
+    order = [
+        alt.SortField("output_tps_per_user", order="descending"),
+        alt.SortField("output_tps_per_gpu", order="descending"),
+    ]
+    return (
+        base.transform_window(
+            best_so_far="max(output_tps_per_gpu)", groupby=["series"], sort=order, frame=[None, 0]
+        )
+        .transform_window(best_before="lag(best_so_far)", groupby=["series"], sort=order)
+        .transform_filter("!isValid(datum.best_before) || datum.output_tps_per_gpu > datum.best_before")
+    )
 
 
 def _tooltip() -> list[alt.Tooltip]:
@@ -128,8 +131,9 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
             name="$ per GPU-hour (your assumption; cost per 1M output tokens is derived from it) ",
         ),
     )
-    x = alt.X("output_tps_per_user:Q", title=X_TITLE, scale=alt.Scale(type="log"))
-    y = alt.Y("output_tps_per_gpu:Q", title=Y_TITLE, scale=alt.Scale(type="log"))
+    # log axes: the points span 1-10,000 tok/s; short labels ("2k") keep the y labels inside the chart
+    x = alt.X("output_tps_per_user:Q", title=X_TITLE, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
+    y = alt.Y("output_tps_per_gpu:Q", title=Y_TITLE, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
     colour = alt.Color(
         "series:N", title="GPU · engine · precision · ISL/OSL", legend=alt.Legend(orient="bottom")
     )
@@ -156,8 +160,11 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
         .mark_text(align="left", baseline="top", x=4, y=4, fontStyle="italic", color="#555")
         .encode(text="text:N")
     )
+    # autosize fit + contains padding: the log axis' labels and title stay inside the container's width
     return alt.layer(points, line, note, data=alt.NamedData(DATA_NAME)).properties(
-        width="container", height=max(ctx.height, 360)
+        width="container",
+        height=max(ctx.height, 360),
+        autosize=alt.AutoSizeParams(type="fit", contains="padding"),
     )
 
 
