@@ -85,6 +85,7 @@ def run_cmd(
 ) -> None:
     """Run the sweep on this node; every attempt lands in the runs database; exit 1 if any job failed."""
     from bench.sweep.execute import run_plan
+    from bench.sweep.procs import Interrupted
     from bench.sweep.spec import load_plan
 
     console = Console(stderr=True, highlight=False)
@@ -95,7 +96,13 @@ def run_cmd(
             f"--only: expected job indices like 0,3 (as `plan` numbers them), got {only!r}"
         ) from None
     plan = load_plan(sweep_file, out)
-    summary = run_plan(plan, runs_db, resume=resume, only=indices, console=console, progress=progress)
+    try:
+        summary = run_plan(plan, runs_db, resume=resume, only=indices, console=console, progress=progress)
+    except Interrupted as e:  # the command was killed and the attempt recorded as interrupted
+        err.print(
+            f"[red]stopped[/red] by {e}: the running job's command was ended; runs in {escape(str(runs_db))}"
+        )
+        raise typer.Exit(e.exit_code) from None
     err.print(
         f"{summary.ok} ok, {summary.failed} failed, {summary.skipped_done} already done, "
         f"{summary.retries} OOM retr{'y' if summary.retries == 1 else 'ies'}; runs in {runs_db}"

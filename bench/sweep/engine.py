@@ -203,7 +203,7 @@ def describe(plan: Plan) -> str:
         out.append(f"\n[{job.index}] {job.id}  {job.label}")
         out.append(f"  dataset: {dataset_path(job)}")
         out.append(f"    (same file as: {prepare_dataset_equivalent(job)})")
-        for step in job_steps(job, kv, job.job_dir / "report-<attempt>.json"):
+        for step in job_steps(job, kv, job.job_dir / "report-<attempt>-<token>.json"):
             out.append(f"  {step.name}: {step.shell}")
     for s in plan.skipped:
         params = " ".join(f"{k}={v}" for k, v in s.params.items() if v is not None)
