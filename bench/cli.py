@@ -8,6 +8,7 @@ Heavy imports (DuckDB, pandas, Altair, MkDocs) happen inside the commands so ``-
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +33,14 @@ RESULTS_DIR = typer.Option(Path("results"), "--results", help="Folder of result 
 DB_PATH = typer.Option(Path("build/llmbench.duckdb"), "--db", help="DuckDB database file built by ingest.")
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Control characters (terminal escape codes in file names, keys, values) as visible \\xNN."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Turn a UserError into one red line on stderr and exit status 1."""
 
@@ -41,8 +50,9 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except UserError as e:
             for problem in e.problems if isinstance(e, ProblemsError) else []:
-                err.print(str(problem), markup=False)
-            err.print(f"[red]error:[/red] {escape(str(e))}")  # messages quote user input verbatim
+                err.print(printable(str(problem)), markup=False)
+            # messages quote user input verbatim: markup escaped, control characters shown as \xNN
+            err.print(f"[red]error:[/red] {escape(printable(str(e)))}")
             sys.exit(1)
 
     return wrapper
@@ -213,7 +223,7 @@ def validate_cmd(
     outcomes = check_many(files, root)
     problems = [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, root)
     for p in problems:
-        print(p)
+        print(printable(str(p)))
     runs = sum(len(o.run_ids) for o in outcomes)
     if problems:
         err.print(f"[red]{len(problems)} problem(s)[/red] in {len(files)} file(s)")

@@ -73,8 +73,52 @@ def _read_text(path: Path, name: str) -> tuple[str | None, Problem | None]:
     return text, None
 
 
+# C0 controls but TAB, LF and CR; DEL; C1 controls. NUL matters most: the YAML parser stops at it and
+# silently drops the rest of the file.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_BOM = "\ufeff"
+
+
+def _control_problem(text: str, name: str) -> Problem | None:
+    m = _CONTROL.search(text)
+    if not m:
+        return None
+    line = text.count("\n", 0, m.start()) + 1
+    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return Problem(
+        name,
+        line,
+        "",
+        f"expected text without control characters, got U+{ord(m.group()):04X} at column {col}",
+    )
+
+
+def _tag_problem(text: str, name: str) -> Problem | None:
+    """YAML tags (``!!binary``, ``!custom``) are refused: the parser would drop or reinterpret them."""
+    if "!" not in text:  # the scan below costs time; most files have no '!' at all
+        return None
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.TagToken):
+                handle, suffix = token.value
+                line = token.start_mark.line + 1
+                return Problem(
+                    name, line, "", f"expected plain YAML without tags, got tag {handle or ''}{suffix}"
+                )
+    except yaml.YAMLError:
+        return None  # a syntax error: the parser below reports it with its own location
+    return None
+
+
 def parse(text: str, name: str) -> tuple[Any, Problem | None]:
-    """YAML text -> Python data, or a located syntax problem (duplicate keys and alias bombs included)."""
+    """YAML text -> Python data, or a located syntax problem (duplicate keys and alias bombs included).
+
+    A UTF-8 byte-order mark is dropped; control characters other than TAB/CR/LF and YAML tags are refused.
+    """
+    text = text.removeprefix(_BOM)
+    problem = _control_problem(text, name) or _tag_problem(text, name)
+    if problem:
+        return None, problem
     try:
         data = _parse_yaml(text)
     except Exception as e:  # yaml_rs raises YAMLDecodeError and, on limits, other errors

@@ -25,9 +25,36 @@ SCHEMA_VERSION = 1
 # kept as published); import-csv writes it from bench/data/errata.yaml, ingest shows it as `erratum`.
 ERRATUM_MARKER = "Erratum: "
 
+# The largest value of the site database's INTEGER columns (site_gen/load.py, DuckDB's 32-bit INTEGER):
+# a number that validates must also ingest.
+DB_INT_MAX = 2**31 - 1
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]  # .inf or .nan is never a figure
-PositiveInt = Annotated[int, Field(gt=0)]
-NonEmptyStr = Annotated[str, Field(min_length=1, max_length=500)]
+NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+PositiveInt = Annotated[int, Field(gt=0, le=DB_INT_MAX)]
+# One line: the site puts these in Markdown tables and headings, where a line break breaks the page.
+NonEmptyStr = Annotated[str, Field(min_length=1, max_length=500, pattern=r"^[^\r\n]+$")]
+LineStr = Annotated[str, Field(max_length=500, pattern=r"^[^\r\n]*$")]
+
+
+def _not_after_today(d: dt.date) -> dt.date:
+    # a day of slack: the submitter's time zone may be ahead of this machine's
+    if d > dt.date.today() + dt.timedelta(days=1):
+        raise ValueError(f"expected a date not after today, got {d.isoformat()}")
+    return d
+
+
+def _not_in_future(t: dt.datetime) -> dt.datetime:
+    _not_after_today(t.date())
+    return t
+
+
+def _check_world(tp: int, pp: int, ep: int | None) -> None:
+    if tp * pp > DB_INT_MAX:
+        raise ValueError(
+            f"expected tp x pp (the GPU count) of at most {DB_INT_MAX}, got {tp} x {pp} = {tp * pp}"
+        )
+
+
 Precision = Literal["FP32", "FP16", "BF16", "FP8", "FP4", "INT8", "INT4", "Mixed"]
 
 
@@ -50,17 +77,19 @@ class Submission(_Strict):
     submitter: NonEmptyStr
     system: NonEmptyStr = Field(description="Name of the system, e.g. 'KISTI Neuron', 'DGX H200'.")
     # strict=False: a quoted "2026-04-20" is a date too (YAML writers often quote them); numbers stay refused
-    date: dt.date = Field(strict=False, description="Date the numbers were measured or published.")
+    date: Annotated[dt.date, AfterValidator(_not_after_today)] = Field(
+        strict=False, description="Date the numbers were measured or published."
+    )
     source: Source
 
 
 class Hardware(_Strict):
     gpu: NonEmptyStr = Field(description="Canonical GPU name from the GPU registry.")
-    gpu_label: str | None = Field(default=None, description="The source's own label, kept verbatim.")
+    gpu_label: LineStr | None = Field(default=None, description="The source's own label, kept verbatim.")
     gpus_per_node: PositiveInt | None = None
     nodes: PositiveInt = 1
-    interconnect: str | None = None
-    cpu: str | None = None
+    interconnect: LineStr | None = None
+    cpu: LineStr | None = None
 
 
 class Software(_Strict):
@@ -74,7 +103,7 @@ class Software(_Strict):
     benchmark_tool: NonEmptyStr = Field(
         description="trtllm-bench, gptManagerBenchmark, llmbench-transformers..."
     )
-    container_image: str | None = None
+    container_image: LineStr | None = None
 
     @model_validator(mode="after")
     def _workflow_only_for_trtllm(self) -> Software:
@@ -89,12 +118,12 @@ def _check_workflow(engine: str, workflow: str | None) -> None:
 
 class Model(_Strict):
     id: NonEmptyStr = Field(description="Canonical Hugging Face id from the model registry.")
-    label: str | None = Field(default=None, description="The source's own model label, kept verbatim.")
-    checkpoint: str | None = Field(
+    label: LineStr | None = Field(default=None, description="The source's own model label, kept verbatim.")
+    checkpoint: LineStr | None = Field(
         default=None, description="Checkpoint actually run, e.g. a pre-quantised one."
     )
     weight_precision: Precision
-    kv_cache_dtype: str | None = None
+    kv_cache_dtype: LineStr | None = None
     weights: Literal["pretrained", "random"] = Field(
         default="pretrained",
         description="random: throughput-only run with random weights of the architecture.",
@@ -107,6 +136,16 @@ class Parallelism(_Strict):
     ep: PositiveInt | None = None
     attention_dp: bool = False
 
+    @model_validator(mode="after")
+    def _world_fits(self) -> Parallelism:
+        _check_world(self.tp, self.pp, self.ep)
+        return self
+
+
+def _check_world_dict(d: dict[str, Any]) -> dict[str, Any]:
+    _check_world(d["tp"], d["pp"], d["ep"])
+    return d
+
 
 class Workload(_Strict):
     isl: PositiveInt = Field(description="Input sequence length (tokens).")
@@ -115,16 +154,16 @@ class Workload(_Strict):
     concurrency: PositiveInt | None = Field(
         default=None, description="Max in-flight requests; null: unlimited."
     )
-    dataset: str = "token-norm-dist"
-    input_stdev: Annotated[float, Field(ge=0)] | None = None
-    output_stdev: Annotated[float, Field(ge=0)] | None = None
+    dataset: LineStr = "token-norm-dist"
+    input_stdev: NonNegFloat | None = None
+    output_stdev: NonNegFloat | None = None
     streaming: bool | None = None
 
 
 class EngineSettings(_Strict):
     max_batch_size: PositiveInt | None = None
     max_num_tokens: PositiveInt | None = None
-    kv_cache_free_gpu_mem_fraction: Annotated[float, Field(gt=0, le=1)] | None = None
+    kv_cache_free_gpu_mem_fraction: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] | None = None
     extra: dict[str, Any] | None = Field(default=None, description="Extra LLM-API options (the YAML passed).")
 
 
@@ -184,7 +223,9 @@ class Run(_Strict):
     workload: Workload
     engine_settings: EngineSettings = EngineSettings()
     metrics: Metrics
-    timestamp: dt.datetime | None = Field(default=None, strict=False, description="When the run ended (ISO).")
+    timestamp: Annotated[dt.datetime, AfterValidator(_not_in_future)] | None = Field(
+        default=None, strict=False, description="When the run ended (ISO)."
+    )
     command: str | None = Field(default=None, max_length=20000, description="Exact command that produced it.")
     notes: str | None = Field(
         default=None,
@@ -221,6 +262,7 @@ def _check_workflow_dict(d: dict[str, Any]) -> dict[str, Any]:
 _DICT_CHECKS: dict[type[BaseModel], AfterValidator] = {
     Software: AfterValidator(_check_workflow_dict),
     Metrics: AfterValidator(_check_throughput_dict),
+    Parallelism: AfterValidator(_check_world_dict),
 }
 _DICT_CONFIG = ConfigDict(extra="forbid", strict=True)
 
