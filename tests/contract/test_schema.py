@@ -19,12 +19,10 @@ from .test_resultfile import BAD
 def test_committed_json_schema_equals_the_models_schema() -> None:
     assert (ROOT / "results" / SCHEMA_FILE).read_text(encoding="utf-8") == json_schema_text()
     schema = json.loads(json_schema_text())
-    assert schema["properties"]["schema_version"] == {
-        "const": SCHEMA_VERSION,
-        "title": "Schema Version",
-        "type": "integer",
-    }
-    assert schema["additionalProperties"] is False
+    # one of two file kinds: version 1 (runs) unchanged, version 2 (MLPerf results)
+    kinds = [schema["$defs"][ref["$ref"].split("/")[-1]] for ref in schema["anyOf"]]
+    assert [k["properties"]["schema_version"]["const"] for k in kinds] == [1, SCHEMA_VERSION] == [1, 2]
+    assert all(k["additionalProperties"] is False for k in kinds)
 
 
 def test_schema_command_writes_the_file(tmp_path: Path, runner) -> None:
@@ -76,6 +74,7 @@ def test_schema_reference_documents_every_field_column_and_a_valid_example(root:
     models = [ResultFile, schema.Submission, schema.Source, schema.Hardware, schema.Software, schema.Model,
               schema.Run, schema.Parallelism, schema.Workload, schema.EngineSettings, schema.Metrics,
               schema.Percentiles]  # fmt: skip
+    models += [schema.MlperfResultFile, schema.MlperfInfo, schema.MlperfHardware, schema.MlperfRun]
     for model in models:
         for name in model.model_fields:
             assert f"`{name}" in page or f".{name}`" in page or f"`{name}`" in page, name
