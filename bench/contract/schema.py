@@ -407,7 +407,7 @@ def mlperf_dict_validator() -> TypeAdapter[dict[str, Any]]:
 
 
 def is_mlperf(data: Any) -> bool:
-    """Whether parsed result data claims schema_version 2 (an MLPerf file); it picks the model to check with."""
+    """Whether parsed result data claims schema_version 2 (an MLPerf file): it picks the model."""
     return isinstance(data, dict) and data.get("schema_version") == MLPERF_SCHEMA_VERSION
 
 
