@@ -445,7 +445,7 @@ _ARROW: dict[str, Any] = _LazyTypes()
 
 
 def _gpu_row(g: registry.Gpu) -> dict[str, Any]:
-    row = g.model_dump(exclude={"aliases", "tflops_dense"})
+    row = g.model_dump(exclude={"aliases", "tflops_dense", "figure_sources"})
     row.update({f"tflops_{k.lower()}": v for k, v in g.tflops_dense.items()})
     return row
 

@@ -36,6 +36,7 @@ class Gpu(_Entry):
     hbm_bandwidth_tb_s: float = Field(gt=0)
     tflops_dense: dict[TensorPrecision, float | None]
     source: str
+    figure_sources: dict[str, str] = {}  # a figure's own source where it is not `source` (key: field path)
     notes: str | None = None
 
     def tflops(self, precision: str) -> float | None:
