@@ -217,7 +217,7 @@ class ResultFile(_Strict):
 
 MlperfMetric = Literal["tokens_per_s", "samples_per_s", "queries_per_s", "latency_p90_ns"]
 MlperfScenario = Literal["Offline", "Server", "Interactive", "SingleStream"]
-_DECIMAL = r"^[0-9]+(\.[0-9]+)?$"
+_DECIMAL = r"^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$"  # as LoadGen prints it: 31267.4, 2.49431e+06
 
 
 class MlperfInfo(_Strict):
