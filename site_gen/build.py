@@ -31,10 +31,12 @@ class BuildReport:
 
 def generate(db: Path, docs_dir: Path) -> int:
     """Write every generated page into docs_dir/generated (atomically swapped); return the page count."""
-    from site_gen import pages, queries
+    from site_gen import mlperf_pages, pages, queries
 
     runs = queries.site_runs(db)
     todo = pages.pages(runs, queries.gpu_info(db))
+    # the MLPerf page reads its own table, never the runs (MLCommons: no mixing)
+    todo += [pages.GeneratedPage(p, lambda md=md: md) for p, md in mlperf_pages.pages(db)]
     tmp = docs_dir / f".{GENERATED}.{os.getpid()}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
