@@ -201,14 +201,18 @@ def render(rows: list[dict[str, Any]]) -> str:
 <p>The highest whole-system tokens/s of each accelerator, benchmark and scenario among the results the
 filters keep, with the submitter, system, round, division, availability and accelerator count it comes
 from (pick a division: closed and open results are not comparable).</p>
-<div class="mlperf-scroll"><table class="mlperf-table" data-mlperf-best><thead><tr><th>Accelerator</th><th>Benchmark</th>
+<div class="mlperf-scroll">
+<table class="mlperf-table" data-mlperf-best><thead><tr><th>Accelerator</th><th>Benchmark</th>
 <th>Scenario</th><th>Best tokens/s (whole system)</th><th>Accelerators</th><th>Submitter</th><th>System</th>
-<th>Round</th><th>Division</th><th>Availability</th><th>Result ID</th></tr></thead><tbody></tbody></table></div>
+<th>Round</th><th>Division</th><th>Availability</th><th>Result ID</th></tr></thead><tbody></tbody>
+</table></div>
 <h2 id="rounds">Results across rounds for one system type</h2>
 <p>One accelerator at one accelerator count, per benchmark and scenario, best result of each round;
 only rounds MLCommons' compatibility table allows comparing for that benchmark are shown.</p>
 <label>System type <select data-mlperf-system></select></label>
-<div class="mlperf-scroll"><table class="mlperf-table" data-mlperf-rounds><thead><tr><th>Benchmark</th><th>Scenario</th><th>Round</th>
+<div class="mlperf-scroll">
+<table class="mlperf-table" data-mlperf-rounds><thead><tr><th>Benchmark</th><th>Scenario</th>
+<th>Round</th>
 <th>Best tokens/s (whole system)</th><th>Submitter</th><th>System</th><th>Division</th><th>Availability</th>
 <th>Result ID</th></tr></thead><tbody></tbody></table></div>
 <h2 id="all">All results</h2>
