@@ -1,6 +1,7 @@
 """One job -> the exact command lines that run it, per engine and TensorRT-LLM version era (pure).
 
-The forms follow ../shared/docs/trtllm-bench.md (the reference notes) and are pinned by golden tests:
+The forms follow trtllm-bench's source and docs per release (docs/reference/bench.md, "Command forms per
+version") and are pinned by golden tests:
 global options (``--model``, ``--model_path``, ``--workspace``) go BEFORE the subcommand, ``--tp/--pp/--ep``
 after ``throughput`` (they are throughput options, not group options). What changes between eras:
 

@@ -11,6 +11,7 @@ import difflib
 import functools
 import re
 from importlib import resources
+from pathlib import Path
 from typing import Generic, Literal, TypeVar
 
 import yaml_rs
@@ -124,9 +125,17 @@ class _Index(Generic[T]):
         return out[:n]
 
 
+REGISTRY_FILES = ("gpus.yaml", "models.yaml")
+
+
 def _load(filename: str) -> list[dict]:
     text = resources.files("bench.data").joinpath(filename).read_text(encoding="utf-8")
     return yaml_rs.loads(text)
+
+
+def source_files() -> list[Path]:
+    """The registry files on disk (the site's database is stale when one is newer than it)."""
+    return [Path(str(resources.files("bench.data").joinpath(name))) for name in REGISTRY_FILES]
 
 
 @functools.cache

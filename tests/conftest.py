@@ -20,7 +20,6 @@ import pytest
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 
 
 @pytest.fixture
