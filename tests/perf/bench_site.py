@@ -19,6 +19,7 @@ from pathlib import Path
 from bench import registry
 from bench.resultfile import dump
 from bench.schema import ResultFile
+from tests.conftest import CHROMIUM
 from tests.site.conftest import CHROMIUM_ARGS, ROOT, result, serve
 
 WORKLOADS = [(128, 128), (128, 2048), (2048, 128), (1000, 1000), (500, 2000), (2048, 2048), (5000, 500),
@@ -72,7 +73,7 @@ def filter_latency(url: str, gpu: str, precision: str) -> tuple[list[float], int
     samples: list[float] = []
     errors: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.on("console", lambda m: m.type == "error" and errors.append(m.text))
         page.on("pageerror", lambda e: errors.append(str(e)))
