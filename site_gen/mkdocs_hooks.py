@@ -10,8 +10,9 @@ Plain ``mkdocs build`` / ``mkdocs serve`` on a fresh clone and ``llmbench site b
 - ``on_page_content``: expand the page's chart markers (``site_gen.markers``); a bad marker is a warning,
   so ``mkdocs build --strict`` fails on it and names the page;
 - ``on_post_build``: write the collected data files into ``site/assets/data/``;
-- ``on_serve``: watch results/ and the registries too, so saving a result file rebuilds. A bad file fails
-  that rebuild in ``on_config``, before MkDocs touches its output, so the server keeps the last good site.
+- ``on_serve``: watch results/ and the registries too, so saving a result file rebuilds. A bad file there
+  prints its located problems and the rebuild uses the last good database (``mkdocs serve`` would answer
+  no request after a failed rebuild); in ``mkdocs build`` it fails the build before any output is written.
 
 Paths: ``$LLMBENCH_DB`` (default ``build/llmbench.duckdb`` beside mkdocs.yml) and ``$LLMBENCH_RESULTS``
 (default ``results/`` beside mkdocs.yml; set but empty: use the database as it is, never ingest).
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ _site: Any = None
 _generated: list[Any] | None = None
 
 GENERATED = "generated"
+SERVING = "LLMBENCH_SERVING"  # set by on_startup: "1" inside `mkdocs serve`
 
 
 def sources(config: Any) -> tuple[Path | None, Path]:
@@ -71,14 +74,31 @@ def refresh(results: Path, db: Path) -> bool:
     return True
 
 
+def on_startup(command: str, dirty: bool) -> None:
+    # Rebuilds in `mkdocs serve` load this module afresh (their globals start empty), so the command is
+    # kept where every later load sees it.
+    os.environ[SERVING] = "1" if command == "serve" else ""
+
+
 def on_config(config: Any) -> Any:
     global _site, _generated
+    from mkdocs.exceptions import PluginError
+
     from site_gen import pages, queries
     from site_gen.charts import ChartContext
     from site_gen.markers import Site
 
     results, db = sources(config)
-    has_results = refresh(results, db) if results is not None else True
+    try:
+        has_results = refresh(results, db) if results is not None else True
+    except PluginError as e:
+        # `mkdocs serve` answers no request until a failed rebuild is followed by a good one, so a bad
+        # file must not fail it: say where the problem is and build from the last good database (ingest
+        # left it untouched). A build, or a serve with no database yet, fails.
+        if not os.environ.get(SERVING) or not db.exists():
+            raise
+        print(f"{e}\nllmbench: serving the last good results until this is fixed", file=sys.stderr)
+        has_results = True
     read = db if has_results else db.with_name(f".{db.name}.none")  # no result files: no runs
     runs = queries.site_runs(read)
     ctx = ChartContext(gpus=tuple(queries.gpu_names(read)), columns=frozenset(runs.columns))
