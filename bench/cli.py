@@ -68,8 +68,8 @@ RUNS_DB = typer.Option(Path("build/runs.duckdb"), "--runs-db", help="DuckDB runs
 @command("plan")
 def plan_cmd(sweep_file: Path = SWEEP_FILE, out: Path = OUT_DIR) -> None:
     """Print the sweep's jobs and their exact commands (and the combinations skipped, with why)."""
-    from bench.command import describe
-    from bench.sweep import load_plan
+    from bench.sweep.engine import describe
+    from bench.sweep.spec import load_plan
 
     print(describe(load_plan(sweep_file, out)))
 
@@ -84,8 +84,8 @@ def run_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Live progress bar."),
 ) -> None:
     """Run the sweep on this node; every attempt lands in the runs database; exit 1 if any job failed."""
-    from bench.execute import run_plan
-    from bench.sweep import load_plan
+    from bench.sweep.execute import run_plan
+    from bench.sweep.spec import load_plan
 
     console = Console(stderr=True, highlight=False)
     try:
@@ -115,8 +115,8 @@ def submit_cmd(
     timeout_s: float = typer.Option(None, "--timeout-s", help="Give up waiting after this long."),
 ) -> None:
     """Submit the sweep through Slurm (sbatch; a job array, or one job per sweep)."""
-    from bench import slurm, store
-    from bench.sweep import load_plan
+    from bench.sweep import slurm, store
+    from bench.sweep.spec import load_plan
 
     plan = load_plan(sweep_file, out)
     done = store.completed(runs_db, plan.sweep.name)
@@ -158,7 +158,7 @@ def export_cmd(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing result file."),
 ) -> None:
     """Write the successful runs as one validated result file under results/, ready for a pull request."""
-    from bench.export import ExportOptions, export
+    from bench.sweep.export import ExportOptions, export
 
     opts = ExportOptions(results_dir, output, submitter, system, overwrite)
     path, runs = export(runs_db, sweep or None, opts)
@@ -178,7 +178,7 @@ def import_csv_cmd(
     dry_run: bool = typer.Option(False, "--dry-run", help="Check and list the files; write nothing."),
 ) -> None:
     """Turn a CSV of published numbers into result files (one per source, release, GPU, model, precision)."""
-    from bench.importcsv import build, count_runs, read_csv, write_files
+    from bench.importers.tables import build, count_runs, read_csv, write_files
 
     rows = read_csv(csv_file)
     files = build(rows, csv_file.name, publisher, submitter, benchmark_tool)
@@ -197,7 +197,7 @@ def validate_cmd(
     results_dir: Path = RESULTS_DIR,
 ) -> None:
     """Check result files against the schema and registries; report every problem; exit 1 if any."""
-    from bench.resultfile import check_many, find_duplicates, iter_result_files
+    from bench.contract.resultfile import check_many, find_duplicates, iter_result_files
 
     files = list(iter_result_files(paths or [results_dir]))
     if not files:
@@ -261,8 +261,8 @@ def schema_cmd(
     results_dir: Path = RESULTS_DIR,
 ) -> None:
     """Write the result-file JSON Schema, generated from the pydantic model (for editors and CI)."""
-    from bench.resultfile import write_text_atomic
-    from bench.schema import SCHEMA_FILE, json_schema_text
+    from bench.contract.resultfile import write_text_atomic
+    from bench.contract.schema import SCHEMA_FILE, json_schema_text
 
     path = output or results_dir / SCHEMA_FILE
     write_text_atomic(path, json_schema_text())

@@ -10,7 +10,8 @@ class UserError(Exception):
 
 
 class ProblemsError(UserError):
-    """Bad input with located problems (``bench.problems.Problem``), all of them; nothing was changed.
+    """Bad input with located problems (``bench.contract.problems.Problem``), all of them; nothing
+    was changed.
 
     ``bench.cli`` prints each problem on its own line, then the message: ``N problem(s) <where>``.
     """

@@ -12,7 +12,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from bench import registry
+from bench.contract import registry
 
 # (header, column, kind) in table order; kind: text (may wrap), short (never wraps), int, num.
 # "parallel" is computed from tp, pp, ep and attention_dp.

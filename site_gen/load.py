@@ -27,16 +27,16 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from bench import registry
-from bench.errors import ProblemsError, UserError
-from bench.resultfile import (
+from bench.contract import registry
+from bench.contract.resultfile import (
     DuplicateFinder,
     Outcome,
     iter_outcomes,
     iter_result_files,
     run_ids,
 )
-from bench.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile
+from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile
+from bench.errors import ProblemsError, UserError
 from site_gen import bound
 
 DEFAULT_DB = Path("build/llmbench.duckdb")
@@ -101,7 +101,7 @@ def file_values(data: dict[str, Any], file: str) -> dict[str, Any]:
 
 
 def _erratum(notes: str) -> str | None:
-    """A run note's erratum (bench.schema.ERRATUM_MARKER): what the site flags next to the figure."""
+    """A run note's erratum (bench.contract.schema.ERRATUM_MARKER): what the site flags next to the figure."""
     return notes.split(ERRATUM_MARKER, 1)[1] if ERRATUM_MARKER in notes else None
 
 

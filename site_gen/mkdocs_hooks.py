@@ -51,8 +51,8 @@ def refresh(results: Path, db: Path) -> bool:
     located problem, which stops the build before anything is written."""
     from mkdocs.exceptions import PluginError
 
+    from bench.contract.resultfile import iter_result_files
     from bench.errors import ProblemsError, UserError
-    from bench.resultfile import iter_result_files
     from site_gen.listing import is_stale
     from site_gen.load import ingest
 
@@ -145,7 +145,7 @@ def on_post_build(config: Any) -> None:
 
 def on_serve(server: Any, config: Any, builder: Any) -> Any:
     """Rebuild when a result file or a registry changes (MkDocs watches docs/ and mkdocs.yml itself)."""
-    from bench import registry
+    from bench.contract import registry
 
     results, _ = sources(config)
     if results is not None and results.is_dir():

@@ -39,7 +39,7 @@ SITE_COLUMNS = (
     "output_tps_per_gpu",
     "output_tps_per_user",
 )
-OPTIONAL_COLUMNS = ("bound_output_tps", "pct_of_bound")
+OPTIONAL_COLUMNS = ("bound_output_tps", "pct_of_bound", "attention_dp")  # attention_dp: guide_topic_views
 
 # A run above 100 % of its speed-of-light bound is physically impossible (a source erratum): the page
 # flags it with the run's own notes (why), or a generic sentence; null for every other run.
@@ -93,7 +93,7 @@ def site_runs(db: Path) -> pd.DataFrame:
 def gpu_names(db: Path) -> list[str]:
     """Every GPU of the registry, oldest generation first: the pinned colour domain of every chart."""
     if not Path(db).exists():
-        from bench import registry
+        from bench.contract import registry
 
         return [g.name for g in registry.gpus().entries]
     con = _connect(db)

@@ -2,10 +2,11 @@
 
 A suite run on a lent GPU (``python3 -m bench.engines.transformers_suite``) brings back ``bundle.json`` (plan,
 environment, one trtllm-bench-format report per job) and ``log.txt``. This turns every finished job of one or
-more bundles into a run of one ``ResultFile``: metrics through ``bench.report.parse_json`` (the same parser as
+more bundles into a run of one ``ResultFile``: metrics through
+``bench.trtllm.report.parse_json`` (the same parser as
 ``llmbench run``), the batching mode in ``engine_settings.extra``, random weights in ``model.weights``, and
 notes that say how the run differs from the published TensorRT-LLM runs (fewer requests, warm-up excluded).
-Written with ``bench.resultfile.write_file``: validated, then renamed into place.
+Written with ``bench.contract.resultfile.write_file``: validated, then renamed into place.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import registry, report, resultfile
-from bench.schema import ResultFile
+from bench.contract import registry, resultfile
+from bench.contract.schema import ResultFile
+from bench.trtllm import report
 
 MODE_NOTES = {
     "generate": "plain batched model.generate (dynamic KV cache), eager PyTorch",

@@ -1,6 +1,6 @@
 """trtllm-bench dataset files (JSON lines, one request per line): read them, and make token-norm-dist ones.
 
-The generator is ``bench.dataset``'s, which reproduces ``prepare_dataset.py --stdout token-norm-dist``
+The generator is ``bench.trtllm.dataset``'s, which reproduces ``prepare_dataset.py --stdout token-norm-dist``
 (TensorRT-LLM benchmarks/cpp) and is pinned to it by its tests. Stdlib and numpy only.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import dataset
+from bench.trtllm import dataset
 
 
 class DatasetError(ValueError):
@@ -80,7 +80,7 @@ def token_norm_dist(
     seed: int = 420,
     eos_id: int | None = None,
 ) -> list[Request]:
-    """Synthetic requests exactly as ``prepare_dataset.py token-norm-dist`` makes them (``bench.dataset``)."""
+    """Synthetic requests exactly as prepare_dataset.py token-norm-dist makes them (bench.trtllm.dataset)."""
     input_lens = dataset.norm_lengths(input_mean, input_stdev, num_requests, seed)
     output_lens = dataset.norm_lengths(output_mean, output_stdev, num_requests, seed)
     ids = dataset.random_tokens(input_lens, vocab_size, eos_id, seed)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bench import registry
-from bench.engines.transformers_sweep import arch_json
+from bench.contract import registry
+from bench.engines.transformers_engine import arch_json
 
 TINY = "llmbench/tiny-random-llama"
 CPU_ENTRY = {

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import yaml
 
-from bench import registry
+from bench.contract import registry
+from bench.contract.resultfile import check_file
 from bench.engines import bundle_export
-from bench.engines.transformers_sweep import ARCH_FIGURES
-from bench.resultfile import check_file
+from bench.engines.transformers_engine import ARCH_FIGURES
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "results" / "measured" / "raw"

@@ -11,8 +11,8 @@ import duckdb
 import yaml
 from typer.testing import CliRunner
 
-from bench import store
 from bench.cli import app
+from bench.sweep import store
 from site_gen.build import render_site
 from tests.engines.conftest import TINY
 

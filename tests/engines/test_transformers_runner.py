@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from bench import report as bench_report
 from bench.engines import batching, hf_model, transformers_runner, workload
+from bench.trtllm import report as bench_report
 
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory: pytest.TempPathFactory) -> object:
-    from bench import registry
+    from bench.contract import registry
 
     arch = registry.models().get("llmbench/tiny-random-llama")
     figures = {k: getattr(arch, k) for k in ("layers", "hidden_size", "intermediate_size", "attention_heads")}

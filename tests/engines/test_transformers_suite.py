@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import registry
+from bench.contract import registry
 from bench.engines import environment, transformers_suite
 
 TINY = registry.models().get("llmbench/tiny-random-llama")

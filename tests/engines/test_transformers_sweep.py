@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bench import command, sweep
-from tests.bench.helpers import write_sweep
+from bench.sweep import engine
+from bench.sweep import spec as sweep
+from tests.sweep.helpers import write_sweep
 
 TINY = "llmbench/tiny-random-llama"
 
@@ -30,7 +31,7 @@ def spec(**over: object) -> dict:
 def test_job_runs_the_runner_on_the_jobs_dataset_with_registry_figures(tmp_path: Path) -> None:
     plan = sweep.load_plan(write_sweep(tmp_path, spec()), out_dir=tmp_path / "out")
     (job,) = plan.jobs
-    (step,) = command.job_steps(job, None, tmp_path / "r.json")
+    (step,) = engine.job_steps(job, None, tmp_path / "r.json")
     argv = step.argv
     assert argv[:3] == [sys.executable, "-m", "bench.engines.transformers_runner"]
     arch = json.loads(argv[argv.index("--arch") + 1])
@@ -43,7 +44,7 @@ def test_job_runs_the_runner_on_the_jobs_dataset_with_registry_figures(tmp_path:
         "head_dim": 16,
         "vocab_size": 1024,
     }
-    assert argv[argv.index("--dataset") + 1] == str(command.dataset_path(job))
+    assert argv[argv.index("--dataset") + 1] == str(engine.dataset_path(job))
     assert argv[argv.index("--dtype") + 1] == "bf16" and argv[argv.index("--batching") + 1] == "static"
     assert argv[argv.index("--max_batch_size") + 1] == "32" and argv[-2:] == [
         "--report_json",

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from bench import dataset
 from bench.engines import workload
+from bench.trtllm import dataset
 
 
 def test_generator_writes_the_same_file_as_the_bench_dataset_module(tmp_path: Path) -> None:
-    # bench/dataset.py is pinned to prepare_dataset.py by its own tests; workload's requests and lines must
+    # bench/trtllm/dataset.py is pinned to prepare_dataset.py by its own tests; workload's requests and
+    # lines must
     # make the very file it writes
     ours = "\n".join(workload.lines(workload.token_norm_dist(20, 24, 8, 1000, 3, 2, eos_id=5)))
     p = dataset.Params(20, 24, 3, 8, 2, vocab_size=1000, eos_id=5, seed=420)

@@ -3,8 +3,8 @@
 1. Dataset generation: 30,000 requests of 128 tokens (Llama 3 vocabulary, EOS avoided), written to disk,
    against the target (< 2 s) and against TensorRT-LLM's own algorithm run the plain Python way (the
    reference ``prepare_dataset.py`` does, minus the tokenizer load).
-2. Harness overhead per job: a sweep of JOBS jobs run by ``bench.execute.run_plan`` with the stand-in
-   ``trtllm-bench`` (tests/bench/fake_trtllm_bench), minus the time the same stand-in takes when started
+2. Harness overhead per job: a sweep of JOBS jobs run by ``bench.sweep.execute.run_plan`` with the stand-in
+   ``trtllm-bench`` (tests/sweep/fake_trtllm_bench), minus the time the same stand-in takes when started
    directly the same number of times. What is left is everything llmbench adds per job: command building,
    process start and kill logic, log handling, report parsing and one DuckDB transaction; plus the
    one-off provenance probes. Target: < 250 ms per job (a real benchmark runs for minutes).
@@ -25,9 +25,11 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from bench import command, dataset, execute, provenance, sweep
+from bench.sweep import engine, execute, provenance
+from bench.sweep import spec as sweep
+from bench.trtllm import dataset
 
-FAKE_BIN = Path(__file__).resolve().parents[1] / "bench" / "fake_trtllm_bench"
+FAKE_BIN = Path(__file__).resolve().parents[1] / "sweep" / "fake_trtllm_bench"
 JOBS = 24
 TARGET_DATASET_S, TARGET_OVERHEAD_MS = 2.0, 250.0
 
@@ -105,11 +107,11 @@ def bench_overhead(tmp: Path) -> None:
     # the engine alone: the same stand-in commands, started directly (dataset already written)
     t = time.perf_counter()
     for job in plan.jobs:
-        argv = command.job_steps(job, job.kv_fraction, tmp / "direct.json")[-1].argv
+        argv = engine.job_steps(job, job.kv_fraction, tmp / "direct.json")[-1].argv
         subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
-    engine = time.perf_counter() - t
-    per_job = (total - engine - probes) / JOBS
-    print(f"sweep of {JOBS} jobs with the stand-in engine: {total:.2f} s; the engine alone {engine:.2f} s")
+    engine_s = time.perf_counter() - t
+    per_job = (total - engine_s - probes) / JOBS
+    print(f"sweep of {JOBS} jobs with the stand-in engine: {total:.2f} s; the engine alone {engine_s:.2f} s")
     print(
         f"harness overhead per job: {per_job * 1e3:.0f} ms (target < {TARGET_OVERHEAD_MS:.0f} ms: "
         f"{'ok' if per_job * 1e3 < TARGET_OVERHEAD_MS else 'MISSED'}); provenance probes once: "

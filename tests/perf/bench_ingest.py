@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml_rs
 
-from bench.resultfile import check_many, find_duplicates, iter_result_files
+from bench.contract.resultfile import check_many, find_duplicates, iter_result_files
 
 FILES, RUNS_PER_FILE = 100, 1000
 TARGET_RUNS_PER_S, TARGET_PEAK_MB = 50_000, 1024

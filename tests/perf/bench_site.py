@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import registry
-from bench.resultfile import dump
-from bench.schema import ResultFile
+from bench.contract import registry
+from bench.contract.resultfile import dump
+from bench.contract.schema import ResultFile
 from tests.conftest import CHROMIUM
 from tests.site.conftest import CHROMIUM_ARGS, ROOT, result, serve
 

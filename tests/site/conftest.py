@@ -13,8 +13,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from bench.resultfile import write_file
-from bench.schema import ResultFile
+from bench.contract.resultfile import write_file
+from bench.contract.schema import ResultFile
 from tests.conftest import CHROMIUM_ARGS, build, free_port, serve
 
 __all__ = ["CHROMIUM_ARGS", "ROOT", "XSS", "Watched", "build", "free_port", "result", "serve"]

@@ -87,7 +87,7 @@ def kisti_copy(tmp_path: Path) -> Path:
 
 
 def test_fresh_clone_builds_with_plain_mkdocs_and_matches_llmbench_site_build(tmp_path: Path) -> None:
-    # Nothing beside the clone: no ../shared, no build/, no docs/generated/. The committed HEAD is tested.
+    # Nothing beside the clone (no sibling folders), no build/, no docs/generated/: the committed HEAD.
     clone = tmp_path / "repo"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=300)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["repo"]

@@ -1,0 +1,355 @@
+"""Read, check and write result files (``results/**/*.yaml``) against ``bench.contract.schema``.
+
+``check_file`` never raises on bad input: it returns every problem it finds as a ``Problem`` that prints as
+``file:line: field.path: expected X, got Y``. It refuses oversized files before reading them, non-UTF-8
+bytes, YAML syntax errors, alias bombs and duplicate keys (yaml-rs limits), schema violations and names the
+registries do not know. ``find_duplicates`` reports runs that repeat the same source and configuration
+across files. ``write_file`` validates first, then writes to a temporary file and renames it into place.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import repeat
+from pathlib import Path
+from typing import Any
+
+import yaml
+import yaml_rs
+from pydantic import ValidationError
+
+from bench.contract import registry
+from bench.contract.problems import LineMap, Problem, validation_problem, yaml_problem
+from bench.contract.runid import run_id, run_ids
+from bench.contract.schema import ResultFile, dict_validator
+
+__all__ = ["Problem", "run_id", "run_ids"]  # re-exported: callers import them from here
+
+MAX_FILE_BYTES = 8 * 1024 * 1024  # the largest real submission is ~100 KB; 8 MB leaves room, stops abuse
+# A result file has no reason to use anchors at all; 100k replayed events stops a "billion laughs" early.
+_ALIAS_LIMITS = yaml_rs.AliasLimits(max_total_replayed_events=100_000)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The outcome of checking one file: the parsed model (None if invalid) and its problems."""
+
+    file: str
+    result: ResultFile | None
+    problems: list[Problem]
+
+
+def _parse_yaml(text: str) -> Any:
+    return yaml_rs.loads(text, alias_limits=_ALIAS_LIMITS)
+
+
+def _read_text(path: Path, name: str) -> tuple[str | None, Problem | None]:
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        return None, Problem(name, None, "", f"expected a readable result file, got {e.strerror or e}")
+    if not path.is_file():
+        return None, Problem(name, None, "", "expected a result file, got a directory or special file")
+    if size > MAX_FILE_BYTES:
+        msg = f"expected a result file of at most {MAX_FILE_BYTES:,} bytes, got {size:,} bytes (not read)"
+        return None, Problem(name, None, "", msg)
+    data = path.read_bytes()  # size checked first: an oversized file is never read
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        return None, Problem(name, line, "", f"expected UTF-8 text, got byte 0x{data[e.start]:02x}")
+    if not text.strip():
+        return None, Problem(
+            name, 1, "", "expected a result mapping (schema_version, ...), got an empty file"
+        )
+    return text, None
+
+
+def parse(text: str, name: str) -> tuple[Any, Problem | None]:
+    """YAML text -> Python data, or a located syntax problem (duplicate keys and alias bombs included)."""
+    try:
+        data = _parse_yaml(text)
+    except Exception as e:  # yaml_rs raises YAMLDecodeError and, on limits, other errors
+        return None, yaml_problem(name, str(e) or type(e).__name__, text)
+    if not isinstance(data, dict):
+        got = "an empty document" if data is None else type(data).__name__
+        return None, Problem(name, 1, "", f"expected a mapping at the top (schema_version, ...), got {got}")
+    return data, None
+
+
+def check_file(path: Path, root: Path | None = None) -> Checked:
+    """Check one result file completely; never raises on bad content."""
+    name = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
+    text, problem = _read_text(path, name)
+    if problem:
+        return Checked(name, None, [problem])
+    assert text is not None
+    return check_text(text, name)
+
+
+def check_text(text: str, name: str) -> Checked:
+    """Check result-file text (already read) and return the model and every problem."""
+    data, problem = parse(text, name)
+    if problem:
+        return Checked(name, None, [problem])
+    try:
+        result = ResultFile.model_validate(data)
+    except ValidationError as e:
+        return Checked(name, None, _all_problems(name, e, data, LineMap(text)))
+    problems = _registry_problems(name, result.hardware.gpu, result.model.id, LineMap(text))
+    return Checked(name, None if problems else result, problems)
+
+
+def check_data(text: str, name: str) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """Like ``check_text`` but returns the validated data as plain dicts (defaults filled), not a model.
+
+    The fast path for bulk checks (``check_many``): same problems, same messages, about twice as fast.
+    """
+    data, problem = parse(text, name)
+    if problem:
+        return None, [problem]
+    try:
+        valid = dict_validator().validate_python(data)
+    except ValidationError as e:
+        return None, _all_problems(name, e, data, LineMap(text))
+    problems = _registry_problems(name, valid["hardware"]["gpu"], valid["model"]["id"], LineMap(text))
+    return (None if problems else valid), problems
+
+
+def _all_problems(name: str, e: ValidationError, data: dict[str, Any], lines: LineMap) -> list[Problem]:
+    """Schema problems, and unknown GPU or model names too (where those fields are strings), in line order."""
+    problems = [validation_problem(name, err, lines) for err in e.errors()]
+    gpu, model = (data.get("hardware") or {}), (data.get("model") or {})
+    gpu = gpu.get("gpu") if isinstance(gpu, dict) else None
+    model = model.get("id") if isinstance(model, dict) else None
+    problems += _registry_problems(name, gpu, model, lines)
+    return sorted(problems, key=lambda p: p.line or 0)
+
+
+def _registry_problems(name: str, gpu: Any, model: Any, lines: LineMap) -> list[Problem]:
+    out = []
+    for kind, index, value, loc in (
+        ("GPU", registry.gpus(), gpu, ("hardware", "gpu")),
+        ("model", registry.models(), model, ("model", "id")),
+    ):
+        if isinstance(value, str) and index.find(value) is None:
+            near = index.suggest(value)
+            hint = f"; closest known: {', '.join(near)}" if near else ""
+            msg = f"expected a known {kind} (see bench/data), got {value!r}{hint}"
+            out.append(Problem(name, lines.line(loc), ".".join(loc), msg))
+    return out
+
+
+RESULT_SUFFIXES = (".yaml", ".yml")
+SOURCES_DIR = "sources"  # results/sources/: the published tables results were imported from, not results
+
+
+def iter_result_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """Every ``*.yaml``/``*.yml`` under the given files and folders, sorted; never ``*.json`` (the schema).
+
+    Hidden files and folders and a top-level ``sources/`` (the published tables results are imported
+    from) are skipped. A named file that does not exist is yielded anyway, so that checking it reports it.
+    """
+    for p in paths:
+        if p.is_dir():
+            # hidden files and folders (.git, editors' swap files, our own .tmp files) are never results
+            found = (q for q in p.rglob("*") if q.suffix in RESULT_SUFFIXES)
+            yield from sorted(q for q in found if q.is_file() and _may_hold_results(q.relative_to(p).parts))
+        elif p.suffix in RESULT_SUFFIXES or not p.exists():
+            yield p
+
+
+def _may_hold_results(parts: tuple[str, ...]) -> bool:
+    return not any(x.startswith(".") for x in parts) and parts[0] != SOURCES_DIR
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a worker sends back for one file: problems, run ids and an optional payload (no model)."""
+
+    file: str
+    problems: list[Problem]
+    run_ids: list[str]
+    payload: Any = None
+
+
+# payload_fn(validated data as dicts, file name, run ids) -> anything picklable
+PayloadFn = Callable[[dict[str, Any], str, list[str]], Any]
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """The cyclic garbage collector off while one file is checked.
+
+    A file's data has no reference cycles (it is freed by reference counting), but its many small objects
+    trigger collections that cost ~17% of the checking time; any cycle made meanwhile is collected later.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _outcome(path: str, root: str, payload_fn: PayloadFn | None) -> Outcome:
+    with _no_cyclic_gc():
+        return _check_one(path, root, payload_fn)
+
+
+def _check_one(path: str, root: str, payload_fn: PayloadFn | None) -> Outcome:
+    p, r = Path(path), Path(root)
+    name = str(p.relative_to(r)) if p.is_relative_to(r) else path
+    text, problem = _read_text(p, name)
+    if problem:
+        return Outcome(name, [problem], [])
+    assert text is not None
+    data, problems = check_data(text, name)
+    if data is None:
+        return Outcome(name, problems, [])
+    ids = run_ids(data)
+    return Outcome(name, problems, ids, payload_fn(data, name, ids) if payload_fn else None)
+
+
+_PARALLEL_MIN_FILES = 32  # below this, starting worker processes costs more than it saves
+
+
+def iter_outcomes(
+    paths: Iterable[Path], root: Path, payload_fn: PayloadFn | None = None, workers: int | None = None
+) -> Iterator[Outcome]:
+    """Check files in name order, in worker processes when there are enough of them; yield in that order.
+
+    ``payload_fn(data, file, run_ids)`` runs in the worker on each valid file (``data``: validated plain
+    dicts, defaults filled), so that only its (picklable, compact) output crosses the process boundary.
+    With workers, every file is queued at once: they start checking before the first outcome is asked
+    for, so the caller can prepare meanwhile and overlap its own work with theirs (close the iterator to
+    stop early).
+    """
+    files = sorted(str(p) for p in paths)
+    workers = workers or min(os.cpu_count() or 1, 8)
+    if workers < 2 or len(files) < _PARALLEL_MIN_FILES:
+        return (_outcome(f, str(root), payload_fn) for f in files)
+    pool = ProcessPoolExecutor(workers)
+    chunk = 1 if len(files) < 512 else 4  # small chunks keep both cores busy to the last file
+    results = pool.map(_outcome, files, repeat(str(root)), repeat(payload_fn), chunksize=chunk)
+    return _drain(pool, results)
+
+
+def _drain(pool: ProcessPoolExecutor, results: Iterator[Outcome]) -> Iterator[Outcome]:
+    try:
+        yield from results
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def check_many(
+    paths: Sequence[Path], root: Path, payload_fn: PayloadFn | None = None, workers: int | None = None
+) -> list[Outcome]:
+    """Every outcome of ``iter_outcomes``, as a list sorted by file name."""
+    return sorted(iter_outcomes(paths, root, payload_fn, workers), key=lambda o: o.file)
+
+
+class DuplicateFinder:
+    """Runs that repeat an earlier run's source and configuration, found as outcomes arrive (``add``), so
+    that a caller streaming outcomes (``ingest``) does this while the workers are still checking."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.seen: dict[str, tuple[str, int]] = {}
+        self.problems: list[Problem] = []
+
+    def add(self, o: Outcome) -> None:
+        seen = self.seen
+        for i, rid in enumerate(o.run_ids):
+            if rid not in seen:
+                seen[rid] = (o.file, i)
+                continue
+            first_file, first_run = seen[rid]
+            line = LineMap((self.root / o.file).read_text(encoding="utf-8")).line(("runs", i))
+            msg = f"duplicate run: same source and configuration as {first_file} runs.{first_run}"
+            self.problems.append(Problem(o.file, line, f"runs.{i}", msg))
+
+
+def find_duplicates(outcomes: Iterable[Outcome], root: Path) -> list[Problem]:
+    """Runs that repeat an earlier run's source and configuration, in this or another file."""
+    finder = DuplicateFinder(root)
+    for o in outcomes:
+        finder.add(o)
+    return finder.problems
+
+
+def dump(result: ResultFile) -> str:
+    """A result as reviewable block YAML: fields in schema order, unset fields left out."""
+    data = result.model_dump(mode="python", exclude_none=True)
+    data["submission"]["source"] = result.submission.source.model_dump(mode="json", exclude_none=True)
+    return dump_data(data)
+
+
+def dump_data(data: dict[str, Any]) -> str:
+    """Plain result data (dicts in schema order, no None values) as block YAML; not validated."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    def ignore_aliases(self, data: Any) -> bool:  # a reviewer must never need to resolve an anchor
+        return True
+
+
+def slug(text: str) -> str:
+    """File-name part: lower case, runs of other characters -> '-'; dots kept (versions, 'llama-3.1')."""
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
+
+
+def result_path(
+    publisher: str,
+    engine: str,
+    engine_version: str,
+    gpu: str,
+    model_id: str,
+    precision: str,
+    suffix: str = "",
+) -> Path:
+    """Where a submission goes under results/, as import-csv and export name it (relative):
+    ``<publisher>/<trtllm|engine>-<version>/<gpu>--<model>--<precision>[--<suffix>].yaml``."""
+    family = "trtllm" if engine == "tensorrt-llm" else engine
+    parts = [slug(gpu), slug(model_id.split("/")[-1]), slug(precision)] + ([suffix] if suffix else [])
+    return Path(slug(publisher)) / f"{family}-{engine_version}" / f"{'--'.join(parts)}.yaml"
+
+
+def write_file(result: ResultFile, path: Path) -> None:
+    """Validate a result by reading back what would be written, then write it atomically."""
+    text = dump(result)
+    checked = check_text(text, str(path))
+    if checked.problems:
+        raise ValueError("\n".join(str(p) for p in checked.problems))
+    write_text_atomic(path, text)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write text to a temporary file beside ``path`` and rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a result file is as readable as any other
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    """The process umask (reading it means setting it, so set it straight back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

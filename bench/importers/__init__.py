@@ -1,0 +1,1 @@
+"""Published sources -> result files (``tables``: the KISTI and NVIDIA CSV tables)."""

@@ -1,0 +1,399 @@
+"""The trtllm-bench engine: one job -> its exact command lines, per TensorRT-LLM version era (pure).
+
+The forms follow TensorRT-LLM's trtllm-bench documentation and are pinned by golden tests:
+global options (``--model``, ``--model_path``, ``--workspace``) go BEFORE the subcommand, ``--tp/--pp/--ep``
+after ``throughput`` (they are throughput options, not group options). What changes between eras:
+
+===========  ==========================================================================================
+0.12         run.py: ``--engine_dir`` required; no --report_json/--concurrency/--streaming/--warmup
+0.13-0.16    + --warmup, --concurrency, --streaming, --report_json (engine workflow only)
+0.17-0.18    + --backend pytorch (experimental), --extra_llm_api_options, --tp/--pp; no --ep (issue #3583)
+0.19-0.21    + --ep; PyTorch opt-in (``--backend pytorch``), default is the TensorRT engine path
+1.0-1.1      default backend pytorch; engines need ``--backend tensorrt``; backend name ``_autodeploy``
+1.2          + ``--config`` alias of --extra_llm_api_options (NVIDIA's 1.2 commands use it)
+1.3rc        ``build`` and the tensorrt backend are gone
+===========  ==========================================================================================
+
+Where the documentation gives no exact first version (--model_path, --report_json) the earliest era that
+lists it is assumed. ``ENGINE`` plugs this into ``bench.sweep.engine`` (checks, steps, report reader,
+version checks and the facts kept with each run); the launcher and container wrapping is shared there.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from bench.errors import UserError
+from bench.sweep import provenance
+from bench.sweep.engine import EngineSpec, Step, container_prefix_for, dataset_path, model_slug
+from bench.trtllm import dataset, inventory, report
+from bench.trtllm.options import TrtllmSpec
+
+if TYPE_CHECKING:
+    from bench.sweep.spec import Job, Sweep
+
+Version = tuple[int, int]
+
+# First version with each feature (from the reference notes' era tables).
+SINCE: dict[str, Version] = {
+    "report_json": (0, 13),
+    "concurrency": (0, 13),
+    "streaming": (0, 13),
+    "warmup": (0, 13),
+    "pytorch_backend": (0, 17),
+    "extra_llm_api_options": (0, 17),
+    "tp_pp": (0, 17),
+    "model_path": (0, 17),
+    "ep": (0, 19),
+    "default_backend_pytorch": (1, 0),
+    "config_alias": (1, 2),
+    "no_engines": (1, 3),  # build subcommand and the tensorrt backend removed
+}
+
+
+def parse_version(text: str) -> Version:
+    """'1.2.0rc5' -> (1, 2); '0.21.0' -> (0, 21)."""
+    m = re.match(r"^(\d+)\.(\d+)", text.strip())
+    if not m:
+        raise ValueError(f"not a version: {text!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def has(version: str, feature: str) -> bool:
+    return parse_version(version) >= SINCE[feature]
+
+
+def _ver(v: Version) -> str:
+    return f"{v[0]}.{v[1]}"
+
+
+def engine_workspace(job: Job) -> Path:
+    """Per-engine workspace: engines differ by tp, pp and the build-time limits.
+
+    An engine built from a dataset (no explicit limits) is sized for that dataset's lengths, so it is
+    built per workload; one built from explicit limits serves every workload of the sweep.
+    """
+    root = Path(job.spec.run.workspace).absolute() if job.spec.run.workspace else job.out_dir / "engines"
+    q = job.spec.trtllm.build.quantization or "none"
+    key = f"tp{job.tp}_pp{job.pp}_mbs{job.max_batch_size or 'auto'}_mnt{job.max_num_tokens or 'auto'}_q{q}"
+    if _builds_from_dataset(job):
+        key += f"_i{job.isl}s{job.input_stdev}_o{job.osl}s{job.output_stdev}"
+    return root / model_slug(job.spec.model.id) / key
+
+
+def _builds_from_dataset(job: Job) -> bool:
+    build = job.spec.trtllm.build
+    return build.tool == "trtllm-bench" and not (job.max_batch_size and job.max_num_tokens)
+
+
+def _longest(job: Job) -> tuple[int, int]:
+    """Longest input and sequence over the sweep's workloads (mean + 6 stdev covers a normal sample)."""
+    ws = job.spec.workloads
+    isl = max(w.isl + 6 * w.input_stdev for w in ws)
+    seq = max(w.isl + 6 * w.input_stdev + w.osl + 6 * w.output_stdev for w in ws)
+    return isl, seq
+
+
+def engine_dir(job: Job) -> Path:
+    """trtllm-bench build saves to ``<workspace>/<model>/tp_<tp>_pp_<pp>`` (reference notes, section 3)."""
+    if job.spec.trtllm.build.tool == "trtllm-build":
+        return engine_workspace(job) / "engine"
+    return engine_workspace(job) / job.spec.model.id / f"tp_{job.tp}_pp_{job.pp}"
+
+
+# --- trtllm-bench -------------------------------------------------------------------------------------
+
+
+def _trtllm_check_sweep(sweep: Sweep) -> str | None:
+    t = sweep.trtllm
+    if t is None:
+        return "trtllm: required for engine trtllm-bench (version and workflow at least)"
+    v = t.version
+    if t.workflow == "pytorch" and not has(v, "pytorch_backend"):
+        return (
+            f"trtllm.workflow: pytorch needs TensorRT-LLM >= {_ver(SINCE['pytorch_backend'])} "
+            f"(version {v} has only the legacy-engine workflow)"
+        )
+    if t.workflow == "legacy-engine" and has(v, "no_engines"):
+        return (
+            f"trtllm.workflow: legacy-engine (TensorRT engines) is gone in TensorRT-LLM 1.3; version is {v}"
+        )
+    if t.extra_llm_api_options and not has(v, "extra_llm_api_options"):
+        return (
+            f"trtllm.extra_llm_api_options: TensorRT-LLM {v} has no --extra_llm_api_options "
+            f"(added in {_ver(SINCE['extra_llm_api_options'])})"
+        )
+    if t.workflow == "legacy-engine" and t.build.tool == "trtllm-build" and not t.build.checkpoint_dir:
+        return "trtllm.build.checkpoint_dir: trtllm-build needs a converted checkpoint directory ({tp}, {pp})"
+    if t.workflow == "legacy-engine" and t.backend not in (None, "pytorch"):
+        return "trtllm.backend: legacy-engine runs TensorRT engines; leave backend unset"
+    return None
+
+
+def _trtllm_check_job(sweep: Sweep, p: dict[str, Any]) -> str | None:
+    v, legacy = sweep.trtllm.version, sweep.trtllm.workflow == "legacy-engine"
+    if p["ep"] is not None:
+        if legacy:
+            return "ep: legacy TensorRT engines take no expert-parallel size"
+        if not has(v, "ep"):
+            return f"ep: TensorRT-LLM {v} has no --ep (added in {_ver(SINCE['ep'])})"
+    rel = inventory.for_version(v)
+    if rel is not None:
+        for key, flag in (("concurrency", "--concurrency"), ("streaming", "--streaming"), ("ep", "--ep")):
+            if p[key] not in (None, False) and flag not in rel.options("throughput"):
+                return (
+                    f"{key}: TensorRT-LLM {rel.name}'s throughput has no {flag} "
+                    f"(its click options, {rel.where('throughput')}); the setting is skipped"
+                )
+    if p["concurrency"] is not None and not has(v, "concurrency"):
+        return f"concurrency: TensorRT-LLM {v} has no --concurrency (added in {_ver(SINCE['concurrency'])})"
+    if p["streaming"] and not has(v, "streaming"):
+        return f"streaming: TensorRT-LLM {v} has no --streaming (added in {_ver(SINCE['streaming'])})"
+    if legacy and sweep.trtllm.build.tool == "trtllm-bench" and p["tp"] * p["pp"] > 8:
+        return "tp x pp > 8: trtllm-bench build rejects it"
+    return None
+
+
+def _global_options(job: Job) -> list[str]:
+    m, v = job.spec.model, job.spec.trtllm.version
+    argv = ["trtllm-bench", "--model", m.id]
+    if m.path and has(v, "model_path"):
+        argv += ["--model_path", m.path]
+    return argv
+
+
+def _build_step(job: Job) -> Step:
+    b = job.spec.trtllm.build
+    ws = engine_workspace(job)
+    longest_isl, longest_seq = _longest(job)
+    if b.tool == "trtllm-build":
+        ckpt = b.checkpoint_dir.format(tp=job.tp, pp=job.pp) if b.checkpoint_dir else ""
+        argv = ["trtllm-build", "--checkpoint_dir", ckpt, "--output_dir", str(engine_dir(job))]
+        argv += _limits(job)
+        # trtllm-build's default max_input_len (1024) would refuse longer prompts of the sweep
+        argv += ["--max_input_len", str(longest_isl), "--max_seq_len", str(b.max_seq_len or longest_seq)]
+    else:
+        argv = [*_global_options(job), "--workspace", str(ws), "build"]
+        argv += ["--tp_size", str(job.tp), "--pp_size", str(job.pp)]
+        if b.quantization:
+            argv += ["--quantization", b.quantization]
+        # exactly one build mode: the dataset (max seq len and average ISL/OSL), else explicit limits,
+        # which need --max_seq_len: the longest sequence of the sweep, as the engine serves every workload
+        if _builds_from_dataset(job):
+            argv += ["--max_seq_len", str(b.max_seq_len)] if b.max_seq_len else []
+            argv += ["--dataset", str(dataset_path(job))]
+        else:
+            argv += ["--max_seq_len", str(b.max_seq_len or longest_seq), *_limits(job)]
+    argv += b.extra_args
+    return Step("build", argv, creates=engine_dir(job) / "config.json")
+
+
+def _limits(job: Job) -> list[str]:
+    argv = []
+    if job.max_batch_size:
+        argv += ["--max_batch_size", str(job.max_batch_size)]
+    if job.max_num_tokens:
+        argv += ["--max_num_tokens", str(job.max_num_tokens)]
+    return argv
+
+
+def _throughput_step(job: Job, kv_fraction: float | None, report: Path) -> Step:
+    t = job.spec.trtllm
+    v, legacy = t.version, t.workflow == "legacy-engine"
+    argv = [*_global_options(job), "throughput"]
+    if not legacy and has(v, "tp_pp"):
+        argv += ["--tp", str(job.tp), "--pp", str(job.pp)]
+        if job.ep is not None:
+            argv += ["--ep", str(job.ep)]
+    argv += ["--dataset", str(dataset_path(job))]
+    if legacy:
+        argv += ["--engine_dir", str(engine_dir(job))]
+        if has(v, "default_backend_pytorch"):
+            argv += ["--backend", "tensorrt"]
+    else:
+        argv += ["--backend", _backend_name(t.backend or "pytorch", v)]
+    if t.extra_llm_api_options:
+        flag = "--config" if has(v, "config_alias") else "--extra_llm_api_options"
+        argv += [flag, t.extra_llm_api_options]
+    argv += _limits(job)
+    if kv_fraction is not None:
+        argv += ["--kv_cache_free_gpu_mem_fraction", f"{kv_fraction:g}"]
+    if job.spec.run.warmup is not None and has(v, "warmup"):
+        argv += ["--warmup", str(job.spec.run.warmup)]
+    if job.concurrency is not None:
+        argv += ["--concurrency", str(job.concurrency)]
+    if job.streaming:
+        argv += ["--streaming"]
+    if has(v, "report_json"):
+        argv += ["--report_json", str(report)]
+    return Step("benchmark", argv, launched=True)
+
+
+def _backend_name(backend: str, version: str) -> str:
+    if backend in ("_autodeploy", "autodeploy"):
+        return "_autodeploy" if has(version, "default_backend_pytorch") else "autodeploy"
+    return backend
+
+
+def _trtllm_steps(job: Job, kv_fraction: float | None, report: Path) -> list[Step]:
+    steps = []
+    if job.spec.trtllm.workflow == "legacy-engine":
+        steps.append(_build_step(job))
+    steps.append(_throughput_step(job, kv_fraction, report))
+    return [fit_to_release(s, job.spec.trtllm.version) for s in steps]
+
+
+# What a run loses when the release's CLI lacks an option (said in ``plan``).
+_INSTEAD = {
+    "--report_json": "the console report is parsed instead",
+    "--warmup": "no warm-up requests",
+    "--model_path": "the model is loaded by its --model name",
+}
+# The same setting under another name in some releases (0.12-0.14 build: --max_seq_length)
+_RENAMED = {"--max_seq_len": "--max_seq_length", "--max_seq_length": "--max_seq_len"}
+
+
+def fit_to_release(step: Step, version: str) -> Step:
+    """A trtllm-bench step made to fit the release's own options (``bench/trtllm/cli_inventory.yaml``).
+
+    Options the release lacks are dropped with the reason, renamed ones take the release's name, and of two
+    options in a mutually exclusive group the later is dropped. Releases without an inventory entry and
+    other tools (trtllm-build) are left as built.
+    """
+    rel = inventory.for_version(version)
+    sub = "build" if step.name == "build" else "throughput"
+    if rel is None or not step.argv or step.argv[0] != "trtllm-bench" or sub not in step.argv:
+        return step
+    cut = step.argv.index(sub)
+    dropped: list[str] = []
+    head = _fit_section(step.argv[1:cut], rel, "global", dropped)
+    tail = _fit_section(step.argv[cut + 1 :], rel, sub, dropped)
+    tail = _exclusive(tail, rel, sub, dropped)
+    argv = [step.argv[0], *head, sub, *tail]
+    return Step(step.name, argv, step.creates, step.launched, (*step.dropped, *dropped))
+
+
+def _pairs(tokens: list[str], known: dict[str, dict[str, Any]]) -> list[list[str]]:
+    """['--a', '1', '--flag'] -> [['--a', '1'], ['--flag']]: an option and its value, if it takes one."""
+    out: list[list[str]] = []
+    for tok in tokens:
+        opt = known.get(out[-1][0]) if out else None
+        takes_value = out and len(out[-1]) == 1 and (opt is None or not opt["is_flag"])
+        if takes_value and not (opt is None and tok.startswith("--")):
+            out[-1].append(tok)
+        else:
+            out.append([tok])
+    return out
+
+
+def _fit_section(tokens: list[str], rel: inventory.Release, section: str, dropped: list[str]) -> list[str]:
+    known = rel.options(section)
+    kept: list[str] = []
+    for pair in _pairs(tokens, known):
+        name = pair[0]
+        if name in known:
+            kept += pair
+        elif _RENAMED.get(name) in known:
+            kept += [_RENAMED[name], *pair[1:]]
+        else:
+            instead = f"; {_INSTEAD[name]}" if name in _INSTEAD else ""
+            where = "before the subcommand" if section == "global" else f"in {section}"
+            dropped.append(
+                f"{' '.join(pair)}: TensorRT-LLM {rel.name} has no {name} {where} "
+                f"({rel.where(section)}){instead}"
+            )
+    return kept
+
+
+def _exclusive(tokens: list[str], rel: inventory.Release, sub: str, dropped: list[str]) -> list[str]:
+    known = rel.options(sub)
+    pairs = _pairs(tokens, known)
+    for group in rel.exclusive_groups(sub):
+        given = [p for p in pairs if p[0] in group["options"]]
+        for extra in given[1:]:
+            pairs.remove(extra)
+            dropped.append(
+                f"{' '.join(extra)}: TensorRT-LLM {rel.name} takes one of {', '.join(group['options'])} "
+                f"(group {group['name']!r}); {given[0][0]} is kept"
+            )
+    return [t for p in pairs for t in p]
+
+
+def _identity(sweep: Sweep) -> tuple[str | None, str | None]:
+    return sweep.trtllm.version, sweep.trtllm.workflow
+
+
+def llm_api_options(path: str | None) -> dict[str, Any] | None:
+    """The extra LLM-API options YAML as data (kept with each run: export needs it, the file may move)."""
+    if not path:
+        return None
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as e:
+        raise UserError(f"trtllm.extra_llm_api_options: cannot read {path}: {e}") from None
+    if data is not None and not isinstance(data, dict):
+        raise UserError(f"trtllm.extra_llm_api_options: {path} must hold a mapping of LLM-API options")
+    return data
+
+
+def check_version(sweep: Sweep, installed: str | None) -> None:
+    """Stop before any job when the installed TensorRT-LLM takes other command lines than the sweep's."""
+    if not installed:
+        return
+    declared = sweep.trtllm.version
+    try:
+        differ = [f for f in SINCE if has(installed, f) != has(declared, f)]
+    except ValueError:
+        return
+    if differ:
+        raise UserError(
+            f"trtllm.version: the sweep says {declared} but TensorRT-LLM {installed} is installed, and their "
+            f"command lines differ ({', '.join(differ)}); set trtllm.version: {installed}"
+        )
+
+
+def _before_run(sweep: Sweep) -> None:
+    llm_api_options(sweep.trtllm.extra_llm_api_options)  # a missing options file stops us before any job
+
+
+def installed_version(sweep: Sweep) -> str | None:
+    """The installed TensorRT-LLM version (package metadata: no CUDA initialisation, no banner)."""
+    code = "import importlib.metadata as m; print(m.version('tensorrt_llm'))"
+    out = provenance.probe([*container_prefix_for(sweep), "python3", "-c", code])
+    return (out.strip() or None) if out else None
+
+
+def _run_facts(sweep: Sweep) -> dict[str, Any]:
+    return {"llm_api_options": llm_api_options(sweep.trtllm.extra_llm_api_options)}
+
+
+def _resolve_paths(sweep: Sweep, base: Path) -> Sweep:
+    opts = sweep.trtllm.extra_llm_api_options if sweep.trtllm else None
+    if sweep.trtllm and opts and not Path(opts).is_absolute():
+        trt = sweep.trtllm.model_copy(update={"extra_llm_api_options": str((base / opts).resolve())})
+        sweep = sweep.model_copy(update={"trtllm": trt})
+    return sweep
+
+
+ENGINE = EngineSpec(
+    name="trtllm-bench",
+    schema_engine="tensorrt-llm",
+    benchmark_tool="trtllm-bench",
+    section="trtllm",
+    options=TrtllmSpec,
+    check_sweep=_trtllm_check_sweep,
+    check_job=_trtllm_check_job,
+    steps=_trtllm_steps,
+    report=report,
+    dataset=dataset,
+    identity=_identity,
+    before_run=_before_run,
+    check_installed=check_version,
+    installed_version=installed_version,
+    run_facts=_run_facts,
+    resolve_paths=_resolve_paths,
+)
