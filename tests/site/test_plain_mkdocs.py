@@ -66,7 +66,7 @@ def mkdocs(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProc
 
 def new_result(publisher: str = NEW_PUBLISHER) -> str:
     """A valid hand-written result file (2 runs) from another publisher."""
-    text = (ROOT / "tests" / "results" / "data" / "valid.yaml").read_text(encoding="utf-8")
+    text = (ROOT / "tests" / "contract" / "data" / "valid.yaml").read_text(encoding="utf-8")
     return text.replace("publisher: TestLab", f"publisher: {publisher}")
 
 
