@@ -149,22 +149,26 @@ def _registry_problems(name: str, gpu: Any, model: Any, lines: LineMap) -> list[
 
 
 RESULT_SUFFIXES = (".yaml", ".yml")
+SOURCES_DIR = "sources"  # results/sources/: the published tables results were imported from, not results
 
 
 def iter_result_files(paths: Iterable[Path]) -> Iterator[Path]:
     """Every ``*.yaml``/``*.yml`` under the given files and folders, sorted; never ``*.json`` (the schema).
 
-    A named file that does not exist is yielded anyway, so that checking it reports it.
+    Hidden files and folders and a top-level ``sources/`` (the published tables results are imported
+    from) are skipped. A named file that does not exist is yielded anyway, so that checking it reports it.
     """
     for p in paths:
         if p.is_dir():
             # hidden files and folders (.git, editors' swap files, our own .tmp files) are never results
             found = (q for q in p.rglob("*") if q.suffix in RESULT_SUFFIXES)
-            yield from sorted(
-                q for q in found if q.is_file() and not any(x.startswith(".") for x in q.relative_to(p).parts)
-            )
+            yield from sorted(q for q in found if q.is_file() and _may_hold_results(q.relative_to(p).parts))
         elif p.suffix in RESULT_SUFFIXES or not p.exists():
             yield p
+
+
+def _may_hold_results(parts: tuple[str, ...]) -> bool:
+    return not any(x.startswith(".") for x in parts) and parts[0] != SOURCES_DIR
 
 
 @dataclass(frozen=True)
