@@ -40,12 +40,17 @@ def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
     return proc.returncode, out + err
 
 
-def group_gone(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return True
-    return False
+def group_gone(pgid: int, wait_s: float = 10.0) -> bool:
+    """True once no process of the group is left (SIGKILL and the reaping of orphans are asynchronous)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
 
 
 @pytest.fixture(scope="module")
