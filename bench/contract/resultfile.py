@@ -178,22 +178,26 @@ def _registry_problems(
 
 
 RESULT_SUFFIXES = (".yaml", ".yml")
-SOURCES_DIR = "sources"  # results/sources/: the published tables the importers read, never result files
+SOURCES_DIR = "sources"  # results/sources/: the published tables results were imported from, not results
 
 
 def iter_result_files(paths: Iterable[Path]) -> Iterator[Path]:
     """Every ``*.yaml``/``*.yml`` under the given files and folders, sorted; never ``*.json`` (the schema).
 
-    A named file that does not exist is yielded anyway, so that checking it reports it. A folder scan skips
-    its ``sources/`` subfolder (the importers' inputs).
+    Hidden files and folders and a top-level ``sources/`` (the published tables results are imported
+    from) are skipped. A named file that does not exist is yielded anyway, so that checking it reports it.
     """
     for p in paths:
         if p.is_dir():
             # hidden files and folders (.git, editors' swap files, our own .tmp files) are never results
             found = (q for q in p.rglob("*") if q.suffix in RESULT_SUFFIXES)
-            yield from sorted(q for q in found if q.is_file() and _is_result_path(q.relative_to(p).parts))
+            yield from sorted(q for q in found if q.is_file() and _may_hold_results(q.relative_to(p).parts))
         elif p.suffix in RESULT_SUFFIXES or not p.exists():
             yield p
+
+
+def _may_hold_results(parts: tuple[str, ...]) -> bool:
+    return not any(x.startswith(".") for x in parts) and parts[0] != SOURCES_DIR
 
 
 @dataclass(frozen=True)
@@ -310,10 +314,6 @@ def find_duplicates(outcomes: Iterable[Outcome], root: Path) -> list[Problem]:
     for o in outcomes:
         finder.add(o)
     return finder.problems
-
-
-def _is_result_path(parts: tuple[str, ...]) -> bool:
-    return parts[0] != SOURCES_DIR and not any(x.startswith(".") for x in parts)
 
 
 def dump(result: ResultFile) -> str:
