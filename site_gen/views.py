@@ -27,7 +27,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 # Modules that register more views when imported (one line each); missing modules are skipped.
-EXTRA_VIEW_MODULES: tuple[str, ...] = ("site_gen.guide_views", "site_gen.engine_views")
+EXTRA_VIEW_MODULES: tuple[str, ...] = (
+    "site_gen.guide_views",
+    "site_gen.engine_views",
+    "site_gen.guide_topic_views",
+)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ class Step:
     argv: list[str]
     creates: Path | None = None
     launched: bool = False  # wrapped by the sweep's launcher (mpirun/srun); build steps are not
+    dropped: tuple[str, ...] = ()  # settings the release's CLI has no option for, each with the reason
 
     @property
     def shell(self) -> str:
@@ -191,7 +192,7 @@ def launch(job: Job, step: Step) -> list[str]:
 def job_steps(job: Job, kv_fraction: float | None, report: Path) -> list[Step]:
     """The job's steps with the launcher applied: what is actually executed."""
     steps = engine(job.engine).steps(job, kv_fraction, report)
-    return [Step(s.name, launch(job, s), s.creates, s.launched) for s in steps]
+    return [Step(s.name, launch(job, s), s.creates, s.launched, s.dropped) for s in steps]
 
 
 def describe(plan: Plan) -> str:
@@ -205,6 +206,7 @@ def describe(plan: Plan) -> str:
         out.append(f"    (same file as: {prepare_dataset_equivalent(job)})")
         for step in job_steps(job, kv, job.job_dir / "report-<attempt>-<token>.json"):
             out.append(f"  {step.name}: {step.shell}")
+            out += [f"    dropped {d}" for d in step.dropped]
     for s in plan.skipped:
         params = " ".join(f"{k}={v}" for k, v in s.params.items() if v is not None)
         out.append(f"\nskipped {params}\n  because {s.reason}")

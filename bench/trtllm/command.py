@@ -30,7 +30,7 @@ import yaml
 from bench.errors import UserError
 from bench.sweep import provenance
 from bench.sweep.engine import EngineSpec, Step, container_prefix_for, dataset_path, model_slug
-from bench.trtllm import dataset, report
+from bench.trtllm import dataset, inventory, report
 from bench.trtllm.options import TrtllmSpec
 
 if TYPE_CHECKING:
@@ -141,6 +141,14 @@ def _trtllm_check_job(sweep: Sweep, p: dict[str, Any]) -> str | None:
             return "ep: legacy TensorRT engines take no expert-parallel size"
         if not has(v, "ep"):
             return f"ep: TensorRT-LLM {v} has no --ep (added in {_ver(SINCE['ep'])})"
+    rel = inventory.for_version(v)
+    if rel is not None:
+        for key, flag in (("concurrency", "--concurrency"), ("streaming", "--streaming"), ("ep", "--ep")):
+            if p[key] not in (None, False) and flag not in rel.options("throughput"):
+                return (
+                    f"{key}: TensorRT-LLM {rel.name}'s throughput has no {flag} "
+                    f"(its click options, {rel.where('throughput')}); the setting is skipped"
+                )
     if p["concurrency"] is not None and not has(v, "concurrency"):
         return f"concurrency: TensorRT-LLM {v} has no --concurrency (added in {_ver(SINCE['concurrency'])})"
     if p["streaming"] and not has(v, "streaming"):
@@ -236,7 +244,83 @@ def _trtllm_steps(job: Job, kv_fraction: float | None, report: Path) -> list[Ste
     if job.spec.trtllm.workflow == "legacy-engine":
         steps.append(_build_step(job))
     steps.append(_throughput_step(job, kv_fraction, report))
-    return steps
+    return [fit_to_release(s, job.spec.trtllm.version) for s in steps]
+
+
+# What a run loses when the release's CLI lacks an option (said in ``plan``).
+_INSTEAD = {
+    "--report_json": "the console report is parsed instead",
+    "--warmup": "no warm-up requests",
+    "--model_path": "the model is loaded by its --model name",
+}
+# The same setting under another name in some releases (0.12-0.14 build: --max_seq_length)
+_RENAMED = {"--max_seq_len": "--max_seq_length", "--max_seq_length": "--max_seq_len"}
+
+
+def fit_to_release(step: Step, version: str) -> Step:
+    """A trtllm-bench step made to fit the release's own options (``bench/trtllm/cli_inventory.yaml``).
+
+    Options the release lacks are dropped with the reason, renamed ones take the release's name, and of two
+    options in a mutually exclusive group the later is dropped. Releases without an inventory entry and
+    other tools (trtllm-build) are left as built.
+    """
+    rel = inventory.for_version(version)
+    sub = "build" if step.name == "build" else "throughput"
+    if rel is None or not step.argv or step.argv[0] != "trtllm-bench" or sub not in step.argv:
+        return step
+    cut = step.argv.index(sub)
+    dropped: list[str] = []
+    head = _fit_section(step.argv[1:cut], rel, "global", dropped)
+    tail = _fit_section(step.argv[cut + 1 :], rel, sub, dropped)
+    tail = _exclusive(tail, rel, sub, dropped)
+    argv = [step.argv[0], *head, sub, *tail]
+    return Step(step.name, argv, step.creates, step.launched, (*step.dropped, *dropped))
+
+
+def _pairs(tokens: list[str], known: dict[str, dict[str, Any]]) -> list[list[str]]:
+    """['--a', '1', '--flag'] -> [['--a', '1'], ['--flag']]: an option and its value, if it takes one."""
+    out: list[list[str]] = []
+    for tok in tokens:
+        opt = known.get(out[-1][0]) if out else None
+        takes_value = out and len(out[-1]) == 1 and (opt is None or not opt["is_flag"])
+        if takes_value and not (opt is None and tok.startswith("--")):
+            out[-1].append(tok)
+        else:
+            out.append([tok])
+    return out
+
+
+def _fit_section(tokens: list[str], rel: inventory.Release, section: str, dropped: list[str]) -> list[str]:
+    known = rel.options(section)
+    kept: list[str] = []
+    for pair in _pairs(tokens, known):
+        name = pair[0]
+        if name in known:
+            kept += pair
+        elif _RENAMED.get(name) in known:
+            kept += [_RENAMED[name], *pair[1:]]
+        else:
+            instead = f"; {_INSTEAD[name]}" if name in _INSTEAD else ""
+            where = "before the subcommand" if section == "global" else f"in {section}"
+            dropped.append(
+                f"{' '.join(pair)}: TensorRT-LLM {rel.name} has no {name} {where} "
+                f"({rel.where(section)}){instead}"
+            )
+    return kept
+
+
+def _exclusive(tokens: list[str], rel: inventory.Release, sub: str, dropped: list[str]) -> list[str]:
+    known = rel.options(sub)
+    pairs = _pairs(tokens, known)
+    for group in rel.exclusive_groups(sub):
+        given = [p for p in pairs if p[0] in group["options"]]
+        for extra in given[1:]:
+            pairs.remove(extra)
+            dropped.append(
+                f"{' '.join(extra)}: TensorRT-LLM {rel.name} takes one of {', '.join(group['options'])} "
+                f"(group {group['name']!r}); {given[0][0]} is kept"
+            )
+    return [t for p in pairs for t in p]
 
 
 def _identity(sweep: Sweep) -> tuple[str | None, str | None]:

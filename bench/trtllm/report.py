@@ -6,7 +6,8 @@ for every label set the tool has printed: <= 0.18 (``Token Throughput (tokens/se
 (``tps/user``, ``tps/gpu``), the streaming sections and the ``[Latency]/[TTFT]/[TPOT] P50 : x`` rows. A
 summary that is missing, cut short or holds a non-number raises ``ReportError`` with the reason.
 ``diagnose`` classifies a failed run (timeout, out-of-memory, other) from its log.
-Formats: ../shared/docs/trtllm-bench.md, "trtllm-bench output".
+Formats: TensorRT-LLM's ``tensorrt_llm/bench/dataclasses/reporting.py`` at each release (summarised in
+docs/reference/bench.md, "Results of a run").
 """
 
 from __future__ import annotations
