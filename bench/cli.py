@@ -73,15 +73,18 @@ def command(name: str | None = None, **kw: Any) -> Callable[[Callable[..., Any]]
 SWEEP_FILE = typer.Argument(..., exists=True, dir_okay=False, help="Sweep file (YAML).")
 OUT_DIR = typer.Option(None, "--out", help="Sweep output folder (default: build/sweeps/NAME).")
 RUNS_DB = typer.Option(Path("build/runs.duckdb"), "--runs-db", help="DuckDB runs database (every attempt).")
+MAX_JOBS = typer.Option(
+    10_000, "--max-jobs", min=1, help="Most combinations a sweep may make (checked before expanding it)."
+)
 
 
 @command("plan")
-def plan_cmd(sweep_file: Path = SWEEP_FILE, out: Path = OUT_DIR) -> None:
+def plan_cmd(sweep_file: Path = SWEEP_FILE, out: Path = OUT_DIR, max_jobs: int = MAX_JOBS) -> None:
     """Print the sweep's jobs and their exact commands (and the combinations skipped, with why)."""
     from bench.sweep.engine import describe
     from bench.sweep.spec import load_plan
 
-    print(describe(load_plan(sweep_file, out)))
+    print(describe(load_plan(sweep_file, out, max_jobs)))
 
 
 @command("run")
@@ -92,6 +95,7 @@ def run_cmd(
     resume: bool = typer.Option(False, "--resume", help="Skip jobs that already have a successful run."),
     only: str = typer.Option(None, "--only", help="Comma-separated job indices (as `plan` numbers them)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Live progress bar."),
+    max_jobs: int = MAX_JOBS,
 ) -> None:
     """Run the sweep on this node; every attempt lands in the runs database; exit 1 if any job failed."""
     from bench.sweep.execute import run_plan
@@ -105,7 +109,7 @@ def run_cmd(
         raise UserError(
             f"--only: expected job indices like 0,3 (as `plan` numbers them), got {only!r}"
         ) from None
-    plan = load_plan(sweep_file, out)
+    plan = load_plan(sweep_file, out, max_jobs)
     try:
         summary = run_plan(plan, runs_db, resume=resume, only=indices, console=console, progress=progress)
     except Interrupted as e:  # the command was killed and the attempt recorded as interrupted
@@ -130,14 +134,15 @@ def submit_cmd(
     wait: bool = typer.Option(True, "--wait/--no-wait", help="Poll squeue/sacct until the jobs end."),
     poll_s: float = typer.Option(10.0, "--poll-s", help="Seconds between polls."),
     timeout_s: float = typer.Option(None, "--timeout-s", help="Give up waiting after this long."),
+    max_jobs: int = MAX_JOBS,
 ) -> None:
     """Submit the sweep through Slurm (sbatch; a job array, or one job per sweep)."""
     from bench.sweep import slurm, store
     from bench.sweep.spec import load_plan
 
-    plan = load_plan(sweep_file, out)
+    plan = load_plan(sweep_file, out, max_jobs)
     done = store.completed(runs_db, plan.sweep.name)
-    scripts = slurm.render(plan, sweep_file, runs_db, done=done)
+    scripts = slurm.render(plan, sweep_file, runs_db, done=done, max_jobs=max_jobs)
     if not scripts:
         err.print(
             f"nothing to submit: all {len(plan.jobs)} job(s) already have a successful run in {runs_db}"

@@ -135,7 +135,9 @@ def engine(name: str) -> EngineSpec:
 
 
 def model_slug(model_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "--", model_id)
+    """One path component for a model id or any other sweep value put into a path: never '.', '..' or ''."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "--", model_id).strip(".")
+    return slug or "_"
 
 
 def dataset_path(job: Job) -> Path:
