@@ -254,14 +254,19 @@ def validate_cmd(
     results_dir: Path = RESULTS_DIR,
 ) -> None:
     """Check result files against the schema and registries; report every problem; exit 1 if any."""
-    from bench.contract.resultfile import check_many, find_duplicates, iter_result_files
+    from bench.contract.resultfile import check_many, find_duplicates, scan
 
-    files = list(iter_result_files(paths or [results_dir]))
+    found = scan(paths or [results_dir])
+    for skipped in found.skipped:
+        err.print(printable(str(skipped)), markup=False, highlight=False)
+    files = found.files
+    if found.problems and not files:
+        raise ProblemsError(found.problems, "in the folders scanned")
     if not files:
         raise UserError(f"no result files (*.yaml) in {', '.join(map(str, paths or [results_dir]))}")
     root = results_dir if all(p.is_relative_to(results_dir) for p in files) else Path.cwd()
     outcomes = check_many(files, root)
-    problems = [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, root)
+    problems = found.problems + [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, root)
     for p in problems:
         print(printable(str(p)))
     runs = sum(len(o.run_ids) for o in outcomes)
@@ -277,6 +282,8 @@ def ingest_cmd(results_dir: Path = RESULTS_DIR, db: Path = DB_PATH) -> None:
     from site_gen.load import ingest
 
     report = ingest(results_dir, db)
+    for skipped in report.skipped:
+        err.print(printable(str(skipped)), markup=False, highlight=False)
     err.print(f"[green]ingested[/green] {report.runs:,} run(s) from {report.files} file(s) into {report.db}")
 
 

@@ -22,7 +22,7 @@ import os
 import re
 from collections.abc import Sequence
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,8 @@ from bench.contract.resultfile import (
     DuplicateFinder,
     Outcome,
     iter_outcomes,
-    iter_result_files,
+    Skipped,
+    scan,
     run_ids,
 )
 from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile, is_mlperf
@@ -49,6 +50,7 @@ class IngestReport:
     files: int
     runs: int
     db: Path
+    skipped: list[Skipped] = field(default_factory=list)  # entries of results/ the scan passed over
 
 
 def version_key(version: str) -> str:
@@ -210,7 +212,10 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
     still being checked. If any file has a problem, or a run is duplicated, the new file is deleted and
     ``db`` is left as it was.
     """
-    files = list(iter_result_files([results_dir]))
+    found = scan([results_dir])
+    files = found.files
+    if found.problems and not files:
+        raise ProblemsError(found.problems, "in results; database left unchanged")
     if not files:  # never replace a database with an empty one because of a wrong --results
         raise UserError(f"no result files (*.yaml) in {results_dir}; database left unchanged")
     checked = iter_outcomes(files, results_dir, payload_fn=_payload)  # workers start now
@@ -231,7 +236,7 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
                 if sum(len(cols["run_id"]) for _, cols in pending) >= _BATCH_RUNS:
                     writer.add(arrow_tables(pending))
                     pending = []
-        problems = [p for o in outcomes for p in o.problems] + duplicates.problems
+        problems = found.problems + [p for o in outcomes for p in o.problems] + duplicates.problems
         if problems:
             # DbWriter deletes the new file
             raise ProblemsError(problems, "in results; database left unchanged")
@@ -240,7 +245,7 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
             writer.add(arrow_tables(pending))
         mlperf_data.create_table(writer.con, mlperf_rows)
         writer.commit()
-    return IngestReport(files=len(outcomes), runs=writer.runs, db=db)
+    return IngestReport(files=len(outcomes), runs=writer.runs, db=db, skipped=found.skipped)
 
 
 def arrow_tables(payloads: Sequence[tuple[dict[str, Any], dict[str, list[Any]]]]) -> tuple[Any, Any]:

@@ -68,6 +68,8 @@ def refresh(results: Path, db: Path) -> bool:
         raise PluginError("\n".join([*(str(p) for p in e.problems), str(e)])) from None
     except (UserError, OSError) as e:
         raise PluginError(str(e)) from None
+    for skipped in report.skipped:  # info, not warning: --strict must not fail on a README.YAML
+        log.info("llmbench: %s", str(skipped).encode("unicode_escape").decode("ascii"))
     # A file saved while ingest ran is newer than this: the next build (or rebuild) ingests again.
     os.utime(db, (started, started))
     log.info("llmbench: ingested %s run(s) from %s file(s)", f"{report.runs:,}", report.files)

@@ -9,9 +9,11 @@ across files. ``write_file`` validates first, then writes to a temporary file an
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -225,23 +227,122 @@ RESULT_SUFFIXES = (".yaml", ".yml")
 SOURCES_DIR = "sources"  # results/sources/: the published tables results were imported from, not results
 
 
-def iter_result_files(paths: Iterable[Path]) -> Iterator[Path]:
+@dataclass(frozen=True)
+class Skipped:
+    """An entry a folder scan passed over, and why (shown by validate and ingest, never silent)."""
+
+    path: Path
+    why: str
+
+    def __str__(self) -> str:
+        return f"skipped {self.path}: {self.why}"
+
+
+@dataclass
+class Scan:
+    """What a scan found: result files to check, entries skipped with why, and links refused (problems)."""
+
+    files: list[Path]
+    skipped: list[Skipped]
+    problems: list[Problem]
+
+
+def scan(paths: Iterable[Path]) -> Scan:
     """Every ``*.yaml``/``*.yml`` under the given files and folders, sorted; never ``*.json`` (the schema).
 
-    Hidden files and folders and a top-level ``sources/`` (the published tables results are imported
-    from) are skipped. A named file that does not exist is yielded anyway, so that checking it reports it.
+    Hidden files and folders (.git, editors' swap files, our own .tmp files) and a top-level ``sources/``
+    (the published tables results are imported from) are left out silently, as are other files (README,
+    the schema). Everything else passed over is reported in ``skipped``: dangling or looping symbolic
+    links, FIFOs, sockets and devices, ``*.YAML``-style case variants, links to folders, unreadable
+    folders. A symbolic link that leads out of the folder scanned is a problem: results are files in it.
+    A named file that does not exist is listed anyway, so that checking it reports it.
     """
+    out = Scan([], [], [])
     for p in paths:
         if p.is_dir():
-            # hidden files and folders (.git, editors' swap files, our own .tmp files) are never results
-            found = (q for q in p.rglob("*") if q.suffix in RESULT_SUFFIXES)
-            yield from sorted(q for q in found if q.is_file() and _may_hold_results(q.relative_to(p).parts))
+            _scan_dir(p, p, p.resolve(), out)
+        elif p.suffix in RESULT_SUFFIXES and p.exists() and not p.is_file():
+            out.skipped.append(Skipped(p, f"not a regular file ({_kind(p)})"))
         elif p.suffix in RESULT_SUFFIXES or not p.exists():
-            yield p
+            out.files.append(p)
+    out.files.sort()
+    return out
 
 
-def _may_hold_results(parts: tuple[str, ...]) -> bool:
-    return not any(x.startswith(".") for x in parts) and parts[0] != SOURCES_DIR
+def iter_result_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """The result files of ``scan`` (its skipped entries and refused links left aside)."""
+    yield from scan(paths).files
+
+
+def _kind(p: Path) -> str:
+    mode = p.lstat().st_mode
+    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "device")):
+        if test(mode):
+            return name
+    return "device" if stat.S_ISBLK(mode) else "not a file or folder"
+
+
+def _scan_dir(folder: Path, top: Path, root: Path, out: Scan) -> None:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as e:
+        out.skipped.append(Skipped(folder, f"unreadable folder ({e.strerror or e})"))
+        return
+    for entry in entries:
+        path = folder / entry.name
+        if entry.name.startswith(".") or (folder == top and entry.name == SOURCES_DIR):
+            continue
+        if entry.is_symlink():
+            _scan_link(path, root, out)
+        elif entry.is_dir(follow_symlinks=False):
+            _scan_dir(path, top, root, out)
+        elif not entry.is_file(follow_symlinks=False):
+            out.skipped.append(Skipped(path, f"not a regular file ({_kind(path)})"))
+        elif path.suffix in RESULT_SUFFIXES:
+            out.files.append(path)
+        elif path.suffix.lower() in RESULT_SUFFIXES:
+            out.skipped.append(
+                Skipped(path, f"suffix {path.suffix}: result files end in lower-case .yaml or .yml")
+            )
+
+
+def _scan_link(path: Path, root: Path, out: Scan) -> None:
+    try:
+        target = path.resolve(strict=True)
+    except FileNotFoundError:
+        out.skipped.append(Skipped(path, f"dangling symbolic link (to {os.readlink(path)})"))
+        return
+    except (RuntimeError, OSError) as e:  # ELOOP: a link that leads back to itself
+        out.skipped.append(Skipped(path, f"symbolic link that cannot be resolved ({_reason(e)})"))
+        return
+    if not target.is_relative_to(root):
+        out.problems.append(
+            Problem(
+                str(path), None, "",
+                f"expected a file inside {root.name}/, got a symbolic link to {target} (outside it; "
+                "copy the file in instead)",
+            )
+        )  # fmt: skip
+    elif target.is_dir():
+        out.skipped.append(
+            Skipped(path, "symbolic link to a folder (not followed; its files are scanned there)")
+        )
+    elif not target.is_file():
+        out.skipped.append(Skipped(path, f"symbolic link to something not a regular file ({_kind(target)})"))
+    elif path.suffix in RESULT_SUFFIXES:
+        out.files.append(path)
+    elif path.suffix.lower() in RESULT_SUFFIXES:
+        out.skipped.append(
+            Skipped(path, f"suffix {path.suffix}: result files end in lower-case .yaml or .yml")
+        )
+
+
+def _reason(e: BaseException) -> str:
+    return (
+        "a loop of links"
+        if isinstance(e, RuntimeError) or getattr(e, "errno", None) == errno.ELOOP
+        else str(e)
+    )
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ line is worked out by hand from that file (line numbers count from its first lin
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -115,3 +116,57 @@ def test_a_byte_order_mark_is_dropped(results: Path, valid_text: str, tmp_path: 
     (results / "good" / "valid.yaml").write_bytes(b"\xef\xbb\xbf" + valid_text.encode())
     out = runner.invoke(app, ["validate", str(results)])
     assert out.exit_code == 0 and "1 file(s), 2 run(s)" in out.output, out.output
+
+
+def test_folder_scans_report_every_entry_they_skip(results: Path, tmp_path: Path, runner) -> None:
+    """Links, FIFOs, sockets and *.YAML are named with why, in validate and ingest; the runs still count."""
+    import socket
+
+    good = results / "good"
+    (good / "dangling.yaml").symlink_to(good / "gone.yaml")
+    (good / "loop.yaml").symlink_to(good / "loop.yaml")
+    os.mkfifo(good / "pipe.yaml")
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(good / "sock.yaml"))
+        (good / "upper.YAML").write_text("x", encoding="utf-8")
+        (good / "upper.Yml").write_text("x", encoding="utf-8")
+        (results / "sources").mkdir()
+        (results / "sources" / "table.yaml").write_text("x", encoding="utf-8")  # documented: silent
+        expected = [
+            f"skipped {good}/dangling.yaml: dangling symbolic link (to {good}/gone.yaml)",
+            f"skipped {good}/loop.yaml: symbolic link that cannot be resolved (a loop of links)",
+            f"skipped {good}/pipe.yaml: not a regular file (FIFO)",
+            f"skipped {good}/sock.yaml: not a regular file (socket)",
+            f"skipped {good}/upper.YAML: suffix .YAML: result files end in lower-case .yaml or .yml",
+            f"skipped {good}/upper.Yml: suffix .Yml: result files end in lower-case .yaml or .yml",
+        ]
+        out = runner.invoke(app, ["validate", str(results)])
+        assert out.exit_code == 0, out.output
+        assert out.output.splitlines() == [*expected, "ok: 1 file(s), 2 run(s)"]
+        db = tmp_path / "llmbench.duckdb"
+        out = runner.invoke(app, ["ingest", "--results", str(results), "--db", str(db)])
+        assert out.exit_code == 0, out.output
+        assert out.output.splitlines()[:-1] == expected
+        assert out.output.splitlines()[-1].startswith("ingested 2 run(s) from 1 file(s)")
+
+
+def test_a_symbolic_link_leaving_results_is_refused_and_the_database_is_untouched(
+    results: Path, valid_text: str, tmp_path: Path, runner
+) -> None:
+    db = tmp_path / "build" / "llmbench.duckdb"
+    assert runner.invoke(app, ["ingest", "--results", str(results), "--db", str(db)]).exit_code == 0
+    before = db.read_bytes()
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "other.yaml").write_text(valid_text.replace("TestLab", "OtherLab"), encoding="utf-8")
+    (results / "linked.yaml").symlink_to(outside / "other.yaml")
+    (results / "linked-folder").symlink_to(outside)
+    message = f"expected a file inside results/, got a symbolic link to {outside}"
+    for argv in (["validate", str(results)], ["ingest", "--results", str(results), "--db", str(db)]):
+        out = runner.invoke(app, argv)
+        assert out.exit_code == 1, out.output
+        lines = out.output.splitlines()
+        assert f"{results}/linked-folder: {message} (outside it; copy the file in instead)" in lines, lines
+        assert f"{results}/linked.yaml: {message}/other.yaml (outside it; copy the file in instead)" in lines
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in db.parent.iterdir()) == ["llmbench.duckdb"]
