@@ -16,6 +16,7 @@ Tables: ``runs`` (one row per run, columns ``RUN_COLUMNS``), ``gpus`` and ``mode
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -31,10 +32,10 @@ from bench.contract import registry
 from bench.contract.resultfile import (
     DuplicateFinder,
     Outcome,
-    iter_outcomes,
     Skipped,
-    scan,
+    iter_outcomes,
     run_ids,
+    scan,
 )
 from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile, is_mlperf
 from bench.errors import ProblemsError, UserError
@@ -282,11 +283,18 @@ class DbWriter:
     def __enter__(self) -> DbWriter:
         import duckdb
 
-        self.db.parent.mkdir(parents=True, exist_ok=True)
-        self.tmp.unlink(missing_ok=True)
-        # One DuckDB thread: the checking workers already use every core while runs are inserted.
-        self.con = duckdb.connect(str(self.tmp), config={"threads": 1})
-        self.con.execute(f"CREATE TABLE runs ({', '.join(f'{c} {t}' for c, t in RUN_COLUMNS)})")
+        self.con: Any = None
+        try:
+            self.db.parent.mkdir(parents=True, exist_ok=True)
+            remove_stale_temps(self.db)
+            for p in _temps(self.tmp):
+                p.unlink(missing_ok=True)
+            # One DuckDB thread: the checking workers already use every core while runs are inserted.
+            self.con = duckdb.connect(str(self.tmp), config={"threads": 1})
+            self.con.execute(f"CREATE TABLE runs ({', '.join(f'{c} {t}' for c, t in RUN_COLUMNS)})")
+        except BaseException as e:
+            self.__exit__(type(e), e, None)
+            raise
         return self
 
     def use_all_cores(self) -> None:
@@ -310,9 +318,60 @@ class DbWriter:
         self.con.close()
         os.replace(self.tmp, self.db)
 
-    def __exit__(self, *exc: object) -> None:
-        self.con.close()  # a no-op after commit
-        self.tmp.unlink(missing_ok=True)
+    def __exit__(self, typ: object, exc: BaseException | None, tb: object) -> None:
+        if self.con is not None:
+            with contextlib.suppress(Exception):
+                self.con.close()  # a no-op after commit
+        cleaned = True
+        for p in _temps(self.tmp):
+            try:
+                p.unlink(missing_ok=True)
+            except OSError:
+                cleaned = False  # named below if it is what failed; else the next ingest removes it
+        if exc is not None and _is_db_error(exc):
+            # a full disk, a folder in the way, DuckDB's own I/O errors: one line naming the path
+            left = "" if cleaned else f"; remove {self.tmp}"
+            raise UserError(
+                f"{self.db}: cannot write the database ({_one_line(exc)}); previous database left unchanged"
+                + left
+            ) from None
+
+
+def _temps(tmp: Path) -> list[Path]:
+    """A new database file and the write-ahead log DuckDB keeps beside it."""
+    return [tmp, tmp.with_name(tmp.name + ".wal")]
+
+
+def _is_db_error(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:300]
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def remove_stale_temps(db: Path) -> list[Path]:
+    """Remove what killed ingests left beside ``db``: ``.<name>.<pid>.tmp`` and its ``.wal``, when no
+    process of that pid is alive (a live one may be another ingest writing now). Returns what went."""
+    pattern = re.compile(rf"^\.{re.escape(db.name)}\.(\d+)\.tmp(\.wal)?$")
+    removed = []
+    for p in db.parent.glob(f".{db.name}.*.tmp*"):
+        m = pattern.match(p.name)
+        if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
+            p.unlink(missing_ok=True)
+            removed.append(p)
+    return removed
 
 
 def _finish(con: Any, runs: int) -> None:
