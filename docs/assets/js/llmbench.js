@@ -678,7 +678,9 @@
       const metric = this.cfg.metric;
       this.all = rows
         .filter(fixedMatcher(json(this.root, "data-lb-fixed", {})))
-        .filter((r) => r[metric] !== null && r[metric] !== undefined && !excluded.has(r.source_kind));
+        .filter((r) => r[metric] !== null && r[metric] !== undefined && !excluded.has(r.source_kind))
+        // a run above its speed-of-light bound (flagged elsewhere) never becomes a side's best
+        .filter((r) => !(r.pct_of_bound > this.cfg.max_pct_of_bound));
       // filters besides the compared dimension: model, workload and the other "by" dimensions
       this.filters = [
         { key: "model", label: this.ui.model, column: "model_name" },
