@@ -198,6 +198,41 @@ def import_csv_cmd(
     err.print(f"[green]{verb}[/green] {made} under {results_dir} from {csv_file.name}")
 
 
+@command("import-mlperf")
+def import_mlperf_cmd(
+    csv_file: Path = typer.Argument(..., exists=True, dir_okay=False, help="MLPerf Inference results CSV."),
+    benchmarks: Path = typer.Option(
+        None,
+        "--benchmarks",
+        exists=True,
+        dir_okay=False,
+        help="Benchmark facts CSV: check each row's limits.",
+    ),
+    results_dir: Path = RESULTS_DIR,
+    retrieved: str = typer.Option(None, "--retrieved", help="Date the CSV was retrieved (YYYY-MM-DD)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check and list the files; write nothing."),
+) -> None:
+    """Turn MLCommons' MLPerf Inference results into result files (one per round, submitter and system)."""
+    import datetime as dt
+
+    from bench.importers import mlperf
+
+    try:
+        date = dt.date.fromisoformat(retrieved) if retrieved else mlperf.RETRIEVED
+    except ValueError:
+        raise UserError(f"--retrieved: expected a date YYYY-MM-DD, got {retrieved!r}") from None
+    limits = mlperf.read_limits(benchmarks) if benchmarks else None
+    out = mlperf.build(mlperf.read_csv(csv_file), csv_file.name, date, limits)
+    if not dry_run:
+        mlperf.write_files(out, results_dir)
+    for rel in sorted(out.files):
+        print(results_dir / rel)
+    verb = "would write" if dry_run else "wrote"
+    made = f"{len(out.files):,} file(s), {out.runs:,} run(s) from {out.rows:,} row(s)"
+    err.print(f"[green]{verb}[/green] {made} under {results_dir / mlperf.OUT_DIR} from {csv_file.name}")
+    err.print(f"left out {out.cpu_only:,} CPU-only row(s) (accelerator N/A)")
+
+
 @command("validate")
 def validate_cmd(
     paths: list[Path] = typer.Argument(None, help="Files or folders to check (default: results/)."),

@@ -35,9 +35,9 @@ from bench.contract.resultfile import (
     iter_result_files,
     run_ids,
 )
-from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile
+from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile, is_mlperf
 from bench.errors import ProblemsError, UserError
-from site_gen import bound
+from site_gen import bound, mlperf_data
 
 DEFAULT_DB = Path("build/llmbench.duckdb")
 PERCENTILES = ("avg", "p50", "p90", "p95", "p99", "min", "max")
@@ -185,12 +185,15 @@ def flatten(result: ResultFile, file: str, ids: list[str] | None = None) -> list
     ]
 
 
-def _payload(data: dict[str, Any], file: str, ids: list[str]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+def _payload(data: dict[str, Any], file: str, ids: list[str]) -> Any:
     """Worker payload: the file's values once, and its runs as columns of plain values.
 
     Plain lists pickle smaller and faster than Arrow arrays, and keep pyarrow (and the pandas it imports,
     ~0.3 s) out of the workers: the parent converts whole batches while the workers go on checking.
+    An MLPerf file (schema_version 2) gives its rows for the separate ``mlperf`` table instead.
     """
+    if is_mlperf(data):
+        return mlperf_data.rows(data, file, ids)
     return file_values(data, file), run_columns(data, ids)
 
 
@@ -215,12 +218,15 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
     duplicates = DuplicateFinder(results_dir)  # fed as outcomes arrive: no pass over every id at the end
     with closing(checked), DbWriter(db) as writer:
         pending: list[tuple[dict[str, Any], dict[str, list[Any]]]] = []
+        mlperf_rows: list[dict[str, Any]] = []  # never in `runs` (MLCommons: no mixing)
         failed = False
         for o in checked:
             outcomes.append(Outcome(o.file, o.problems, o.run_ids))  # keep ids, drop the columns
             duplicates.add(o)
             failed = failed or bool(o.problems)
-            if o.payload and not failed:
+            if isinstance(o.payload, mlperf_data.MlperfRows):
+                mlperf_rows += o.payload.rows
+            elif o.payload and not failed:
                 pending.append(o.payload)
                 if sum(len(cols["run_id"]) for _, cols in pending) >= _BATCH_RUNS:
                     writer.add(arrow_tables(pending))
@@ -232,6 +238,7 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
         writer.use_all_cores()  # the workers are done: the rest is DuckDB's alone
         if pending:
             writer.add(arrow_tables(pending))
+        mlperf_data.create_table(writer.con, mlperf_rows)
         writer.commit()
     return IngestReport(files=len(outcomes), runs=writer.runs, db=db)
 
@@ -445,7 +452,7 @@ _ARROW: dict[str, Any] = _LazyTypes()
 
 
 def _gpu_row(g: registry.Gpu) -> dict[str, Any]:
-    row = g.model_dump(exclude={"aliases", "tflops_dense"})
+    row = g.model_dump(exclude={"aliases", "tflops_dense", "figure_sources"})
     row.update({f"tflops_{k.lower()}": v for k, v in g.tflops_dense.items()})
     return row
 

@@ -18,6 +18,7 @@ PRECISION_ORDER = ("FP32", "FP16", "BF16", "Mixed", "INT8", "FP8", "INT4", "FP4"
 # Columns a page needs: filter dimensions, the table, tooltips and the derived sort keys. Optional ones
 # (added later by other modules, e.g. the speed-of-light bound) are shipped only when present.
 SITE_COLUMNS = (
+    "run_id",
     "gpu",
     "model_name",
     "precision",
@@ -113,3 +114,16 @@ def gpu_info(db: Path) -> dict[str, dict[str, Any]]:
     finally:
         con.close()
     return {r["name"]: r for r in df.to_dict("records")}
+
+
+def run_details(db: Path) -> pd.DataFrame:
+    """Every column of every run (the run cards), with the GPU registry's order for a stable file."""
+    import pandas as pd
+
+    if not Path(db).exists():
+        return pd.DataFrame(columns=["run_id"])
+    con = _connect(db)
+    try:
+        return con.execute("SELECT * FROM runs ORDER BY run_id").df()
+    finally:
+        con.close()

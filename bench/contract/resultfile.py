@@ -28,7 +28,13 @@ from pydantic import ValidationError
 from bench.contract import registry
 from bench.contract.problems import LineMap, Problem, validation_problem, yaml_problem
 from bench.contract.runid import run_id, run_ids
-from bench.contract.schema import ResultFile, dict_validator
+from bench.contract.schema import (
+    MlperfResultFile,
+    ResultFile,
+    dict_validator,
+    is_mlperf,
+    mlperf_dict_validator,
+)
 
 __all__ = ["Problem", "run_id", "run_ids"]  # re-exported: callers import them from here
 
@@ -42,7 +48,7 @@ class Checked:
     """The outcome of checking one file: the parsed model (None if invalid) and its problems."""
 
     file: str
-    result: ResultFile | None
+    result: ResultFile | MlperfResultFile | None
     problems: list[Problem]
 
 
@@ -101,10 +107,10 @@ def check_text(text: str, name: str) -> Checked:
     if problem:
         return Checked(name, None, [problem])
     try:
-        result = ResultFile.model_validate(data)
+        result = (MlperfResultFile if is_mlperf(data) else ResultFile).model_validate(data)
     except ValidationError as e:
         return Checked(name, None, _all_problems(name, e, data, LineMap(text)))
-    problems = _registry_problems(name, result.hardware.gpu, result.model.id, LineMap(text))
+    problems = _registry_problems(name, _names(data), LineMap(text))
     return Checked(name, None if problems else result, problems)
 
 
@@ -117,54 +123,81 @@ def check_data(text: str, name: str) -> tuple[dict[str, Any] | None, list[Proble
     if problem:
         return None, [problem]
     try:
-        valid = dict_validator().validate_python(data)
+        valid = (mlperf_dict_validator() if is_mlperf(data) else dict_validator()).validate_python(data)
     except ValidationError as e:
         return None, _all_problems(name, e, data, LineMap(text))
-    problems = _registry_problems(name, valid["hardware"]["gpu"], valid["model"]["id"], LineMap(text))
+    problems = _registry_problems(name, _names(data), LineMap(text))
     return (None if problems else valid), problems
 
 
 def _all_problems(name: str, e: ValidationError, data: dict[str, Any], lines: LineMap) -> list[Problem]:
     """Schema problems, and unknown GPU or model names too (where those fields are strings), in line order."""
     problems = [validation_problem(name, err, lines) for err in e.errors()]
-    gpu, model = (data.get("hardware") or {}), (data.get("model") or {})
-    gpu = gpu.get("gpu") if isinstance(gpu, dict) else None
-    model = model.get("id") if isinstance(model, dict) else None
-    problems += _registry_problems(name, gpu, model, lines)
+    problems += _registry_problems(name, _names(data), lines)
     return sorted(problems, key=lambda p: p.line or 0)
 
 
-def _registry_problems(name: str, gpu: Any, model: Any, lines: LineMap) -> list[Problem]:
+def _get(data: Any, *keys: str | int) -> Any:
+    for k in keys:
+        if isinstance(k, str) and not isinstance(data, dict):
+            return None
+        if isinstance(k, int) and not (isinstance(data, list) and k < len(data)):
+            return None
+        data = data[k]
+    return data
+
+
+def _names(data: dict[str, Any]) -> list[tuple[str, Any, tuple[str | int, ...]]]:
+    """The registry names a file uses: (kind, value, location); a schema_version 2 (MLPerf) file names its
+    accelerator once and a model per run."""
+    out: list[tuple[str, Any, tuple[str | int, ...]]] = [
+        ("GPU", _get(data, "hardware", "gpu"), ("hardware", "gpu"))
+    ]
+    if is_mlperf(data):
+        runs = data.get("runs")
+        for i in range(len(runs) if isinstance(runs, list) else 0):
+            out.append(("model", _get(runs, i, "model"), ("runs", i, "model")))
+    else:
+        out.append(("model", _get(data, "model", "id"), ("model", "id")))
+    return out
+
+
+def _registry_problems(
+    name: str, names: list[tuple[str, Any, tuple[str | int, ...]]], lines: LineMap
+) -> list[Problem]:
     out = []
-    for kind, index, value, loc in (
-        ("GPU", registry.gpus(), gpu, ("hardware", "gpu")),
-        ("model", registry.models(), model, ("model", "id")),
-    ):
+    indexes = {"GPU": registry.gpus(), "model": registry.models()}
+    for kind, value, loc in names:
+        index = indexes[kind]
         if isinstance(value, str) and index.find(value) is None:
             near = index.suggest(value)
             hint = f"; closest known: {', '.join(near)}" if near else ""
             msg = f"expected a known {kind} (see bench/data), got {value!r}{hint}"
-            out.append(Problem(name, lines.line(loc), ".".join(loc), msg))
+            out.append(Problem(name, lines.line(loc), ".".join(map(str, loc)), msg))
     return out
 
 
 RESULT_SUFFIXES = (".yaml", ".yml")
+SOURCES_DIR = "sources"  # results/sources/: the published tables results were imported from, not results
 
 
 def iter_result_files(paths: Iterable[Path]) -> Iterator[Path]:
     """Every ``*.yaml``/``*.yml`` under the given files and folders, sorted; never ``*.json`` (the schema).
 
-    A named file that does not exist is yielded anyway, so that checking it reports it.
+    Hidden files and folders and a top-level ``sources/`` (the published tables results are imported
+    from) are skipped. A named file that does not exist is yielded anyway, so that checking it reports it.
     """
     for p in paths:
         if p.is_dir():
             # hidden files and folders (.git, editors' swap files, our own .tmp files) are never results
             found = (q for q in p.rglob("*") if q.suffix in RESULT_SUFFIXES)
-            yield from sorted(
-                q for q in found if q.is_file() and not any(x.startswith(".") for x in q.relative_to(p).parts)
-            )
+            yield from sorted(q for q in found if q.is_file() and _may_hold_results(q.relative_to(p).parts))
         elif p.suffix in RESULT_SUFFIXES or not p.exists():
             yield p
+
+
+def _may_hold_results(parts: tuple[str, ...]) -> bool:
+    return not any(x.startswith(".") for x in parts) and parts[0] != SOURCES_DIR
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ for every label set the tool has printed: <= 0.18 (``Token Throughput (tokens/se
 summary that is missing, cut short or holds a non-number raises ``ReportError`` with the reason. A log
 holding several runs is cut into one block per run (``run_blocks``): ``parse_all`` returns each run, read
 from its own block only, and ``parse_console`` the last. ``diagnose`` classifies a failed run (timeout,
-out-of-memory only when the log says so, other) from its log. Real outputs of each release, with their
-sources: tests/trtllm/data/reports/.
+out-of-memory only when the log says so, other) from its log.
+Formats: TensorRT-LLM's ``tensorrt_llm/bench/dataclasses/reporting.py`` at each release (summarised in
+docs/reference/bench.md, "Results of a run"); real outputs with their sources: tests/trtllm/data/reports/.
 """
 
 from __future__ import annotations

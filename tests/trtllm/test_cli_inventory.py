@@ -22,7 +22,7 @@ from bench.trtllm import inventory
 from tests.sweep.helpers import merge, plan
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "tools" / "trtllm_cli_inventory.py"
+SCRIPT = ROOT / "bench" / "trtllm" / "extract_inventory.py"
 
 
 def _names(rel: str, command: str) -> set[str]:

@@ -424,7 +424,7 @@ def release_inventory(src: Source) -> dict[str, Any]:
 
 def inventory(sources: list[Source]) -> dict[str, Any]:
     return {
-        "generated_by": "tools/trtllm_cli_inventory.py",
+        "generated_by": "bench/trtllm/extract_inventory.py",
         "releases": {s.release: release_inventory(s) for s in sources},
     }
 
