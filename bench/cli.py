@@ -76,15 +76,22 @@ RUNS_DB = typer.Option(Path("build/runs.duckdb"), "--runs-db", help="DuckDB runs
 MAX_JOBS = typer.Option(
     10_000, "--max-jobs", min=1, help="Most combinations a sweep may make (checked before expanding it)."
 )
+HOSTS = typer.Option(
+    None,
+    "--hosts",
+    help="mpirun host list host1:8,host2:8 (replaces cluster.hosts; jobs over several nodes).",
+)
 
 
 @command("plan")
-def plan_cmd(sweep_file: Path = SWEEP_FILE, out: Path = OUT_DIR, max_jobs: int = MAX_JOBS) -> None:
+def plan_cmd(
+    sweep_file: Path = SWEEP_FILE, out: Path = OUT_DIR, hosts: str = HOSTS, max_jobs: int = MAX_JOBS
+) -> None:
     """Print the sweep's jobs and their exact commands (and the combinations skipped, with why)."""
-    from bench.sweep.engine import describe
+    from bench.sweep.engine import describe, with_hosts
     from bench.sweep.spec import load_plan
 
-    print(describe(load_plan(sweep_file, out, max_jobs)))
+    print(describe(with_hosts(load_plan(sweep_file, out, max_jobs), hosts)))
 
 
 @command("run")
@@ -95,9 +102,11 @@ def run_cmd(
     resume: bool = typer.Option(False, "--resume", help="Skip jobs that already have a successful run."),
     only: str = typer.Option(None, "--only", help="Comma-separated job indices (as `plan` numbers them)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Live progress bar."),
+    hosts: str = HOSTS,
     max_jobs: int = MAX_JOBS,
 ) -> None:
     """Run the sweep on this node; every attempt lands in the runs database; exit 1 if any job failed."""
+    from bench.sweep.engine import with_hosts
     from bench.sweep.execute import run_plan
     from bench.sweep.procs import Interrupted
     from bench.sweep.spec import load_plan
@@ -109,7 +118,7 @@ def run_cmd(
         raise UserError(
             f"--only: expected job indices like 0,3 (as `plan` numbers them), got {only!r}"
         ) from None
-    plan = load_plan(sweep_file, out, max_jobs)
+    plan = with_hosts(load_plan(sweep_file, out, max_jobs), hosts)
     try:
         summary = run_plan(plan, runs_db, resume=resume, only=indices, console=console, progress=progress)
     except Interrupted as e:  # the command was killed and the attempt recorded as interrupted

@@ -186,8 +186,9 @@ def _all_problems(name: str, e: ValidationError, data: dict[str, Any], lines: Li
 
 
 def _get(data: Any, *keys: str | int) -> Any:
+    """``data[k1][k2]...``, or None where a key is missing or a level is not a mapping or list."""
     for k in keys:
-        if isinstance(k, str) and not isinstance(data, dict):
+        if isinstance(k, str) and not (isinstance(data, dict) and k in data):
             return None
         if isinstance(k, int) and not (isinstance(data, list) and k < len(data)):
             return None

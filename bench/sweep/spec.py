@@ -171,6 +171,8 @@ class ClusterSpec(_Spec):
     gpus_per_node: PosInt = 8
     nodes: PosInt = Field(default=1, description="Most nodes one job may use.")
     launcher: Literal["local", "mpirun", "srun"] = "local"
+    # mpirun over more than one node: Open MPI's -H host:slots list (srun takes Slurm's allocation)
+    hosts: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*:[1-9][0-9]*$")]] = []
     container: ContainerSpec | None = None
     slurm: SlurmSpec = SlurmSpec()
 

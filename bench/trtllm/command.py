@@ -331,6 +331,22 @@ def _exclusive(tokens: list[str], rel: inventory.Release, sub: str, dropped: lis
     return [t for p in pairs for t in p]
 
 
+def launcher_script(sweep: Sweep) -> str:
+    """The MPI launch script of the sweep's release: the inventory's (read from that release's setup.py).
+
+    0.12 installs ``trtllm-hlapi-launch`` (setup.py at 20709ce); from the hlapi -> llmapi rename on it is
+    ``trtllm-llmapi-launch`` (setup.py of 1.0.0rc4). A release whose setup.py was not inventoried takes the
+    name of its era: before 0.13, the hlapi one.
+    """
+    version = sweep.trtllm.version
+    rel = inventory.for_version(version)
+    if rel is not None and rel.launcher:
+        return rel.launcher
+    m = re.match(r"^(\d+)\.(\d+)", version)
+    old = bool(m) and (int(m.group(1)), int(m.group(2))) < (0, 13)
+    return "trtllm-hlapi-launch" if old else "trtllm-llmapi-launch"
+
+
 def _identity(sweep: Sweep) -> tuple[str | None, str | None]:
     return sweep.trtllm.version, sweep.trtllm.workflow
 
@@ -399,6 +415,7 @@ ENGINE = EngineSpec(
     report=report,
     dataset=dataset,
     identity=_identity,
+    launcher_script=launcher_script,
     before_run=_before_run,
     check_installed=check_version,
     installed_version=installed_version,
