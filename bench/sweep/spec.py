@@ -26,6 +26,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     ValidationError,
     create_model,
     field_validator,
@@ -151,7 +152,9 @@ class SlurmSpec(_Spec):
     account: str | None = None
     time_limit: str | None = Field(default=None, description="sbatch --time, e.g. 04:00:00 or 1-00:00:00.")
     max_parallel: PosInt | None = Field(default=None, description="Array throttle: at most N tasks at once.")
-    request_gpus: bool = Field(default=True, description="Add --gpus-per-node (needs GRES on the cluster).")
+    request_gpus: StrictBool = Field(
+        default=True, description="Add --gpus-per-node (needs GRES on the cluster)."
+    )
     srun_mpi: str | None = Field(default="pmix", description="srun --mpi value for the launcher; null: omit.")
     extra_directives: list[str] = Field(default=[], description="Extra '#SBATCH' lines, e.g. --exclusive.")
     setup: list[str] = Field(default=[], description="Shell lines run before llmbench (module load ...).")
@@ -210,7 +213,7 @@ class SweepBase(_Spec):
     workloads: list[WorkloadSpec] = Field(min_length=1)
     settings: SettingsSpec = SettingsSpec()
     concurrency: list[Concurrency | None] = Field(default=[None], min_length=1)
-    streaming: bool | list[bool] = False
+    streaming: StrictBool | list[StrictBool] = False
     dataset: DatasetSpec = DatasetSpec()
     cluster: ClusterSpec = ClusterSpec()
     run: RunSpec = RunSpec()

@@ -199,6 +199,7 @@ def test_max_jobs_raises_the_limit(tmp_path: Path) -> None:
          "13: concurrency.0: expected null or -1 (unlimited) or 1..1000000, got 1000001"),
         ({"tp": "['2']"}, '10: parallelism.tp.0: expected a valid integer, got "2"'),
         ({"concurrency": "['8']"}, '13: concurrency.0: expected a valid integer, got "8"'),
+        ({"request_gpus": "'yes'"}, '27: cluster.slurm.request_gpus: expected a valid boolean, got "yes"'),
         ({"model_id": "../../etc"}, "3: model.id: expected a Hugging Face repo id like"),
         ({"model_id": '".."'}, "3: model.id: expected a Hugging Face repo id like"),
         ({"model_id": "/etc/passwd"}, "3: model.id: expected a Hugging Face repo id like"),
