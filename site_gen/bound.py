@@ -1,22 +1,28 @@
 """Speed-of-light bound: the most output tokens/s a run's GPUs could deliver, from registry figures alone.
 
-Inputs: the GPU registry (HBM bandwidth, dense tensor FLOP/s at the run's precision, memory per GPU), the
-model registry (parameters, layers, heads, KV bytes per token) and the run (ISL, OSL, GPU count, weight
-precision, KV-cache dtype, concurrency). Output: an upper bound on output tokens/s over all the run's GPUs.
-``add_columns`` writes it into the DuckDB ``runs`` table as ``bound_output_tps`` and ``pct_of_bound``.
+Inputs: the GPU registry (HBM bandwidth, dense tensor FLOP/s on the precision's tensor path, memory per
+GPU), the model registry (tensor shapes, per-layer attention pattern), the precision vocabulary (stored
+bytes per weight) and the run (ISL, OSL, GPU count, weight precision, KV-cache dtype, concurrency). Output:
+an upper bound on output tokens/s over all the run's GPUs. ``add_columns`` writes it into the DuckDB
+``runs`` table as ``bound_output_tps`` and ``pct_of_bound``.
 
-The model (docs/guide/08-speed-of-light.md derives and discusses it):
+The model (docs/guide/08-speed-of-light.md derives and discusses it): a roofline over in-flight batching.
 - the N GPUs pool their memory, bandwidth and FLOP/s perfectly (no communication cost, no replication);
 - batch B = the most sequences of ISL + OSL tokens whose KV cache fits beside the weights in all memory
   (capped by the run's concurrency and request count);
-- prefill of one request is compute-bound: FLOPs(ISL) / peak;
-- one decode step of B sequences at the mean context ISL + OSL/2 takes
-  max(bytes moved / bandwidth, FLOPs / peak), bytes = weights read once + B sequences' KV cache;
-- a request costs its prefill plus (OSL - 1) decode steps shared by B requests (the first output token
-  comes out of prefill): bound = OSL / (t_prefill + (OSL - 1) x t_step / B).
-The simplifications make the bound larger, never smaller (see ``_parts``), so a real run stays below it;
-two modelling choices could err low: room for all ISL + OSL tokens per sequence (the admission rule of
-TensorRT-LLM's default GUARANTEED_NO_EVICT scheduler) and uniform MoE routing.
+- B requests are served by OSL - 1 decode steps of B sequences (the first output token of each comes out
+  of its prefill), with the B prefills spread over those steps, as in-flight batching does;
+- each step takes at least max(compute, memory): compute = its FLOPs / peak, memory = its bytes /
+  bandwidth; with the prefill spread evenly every step has the same work, so the sum over the steps is
+  max(FLOPs of B requests / peak, bytes of B requests / bandwidth), which no schedule beats:
+  bound = B x OSL / that time.
+- FLOPs: 2 per active matmul parameter per token (prefill and decode) plus attention's score and value
+  matmuls over the (query, key) pairs each layer's attention pattern allows (full, sliding, chunked);
+- bytes: the weights every step reads (the routed experts B tokens are expected to touch) and the KV
+  cache each decode token reads; nothing for activations, KV writes or the prefill's own weight reads
+  (they ride along with the decode steps).
+Every omission lowers the time, so the figure stays an upper bound for a scheduler that admits a sequence
+only with room for all its ISL + OSL tokens (TensorRT-LLM's default GUARANTEED_NO_EVICT).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from typing import Any
 
 from site_gen import memory
 
-# Peak used when the GPU has no tensor path for the run's precision (FP8 weights on Ampere run as FP16 math).
+# Peak used when the GPU has no tensor path for the precision (FP8 weights on Ampere run as 16-bit math).
 _PEAK_FALLBACK = ("FP16", "BF16")
 
 
@@ -55,18 +61,18 @@ class RunShape:
 
 @dataclass(frozen=True)
 class Bound:
-    """An upper bound on output tokens/s (all GPUs) and how it was reached."""
+    """An upper bound on output tokens/s (all GPUs) and how it was reached, for one round of B requests."""
 
     output_tps: float
-    batch: int  # sequences decoded together
-    prefill_s: float  # compute time of one request's prefill on all GPUs
-    step_s: float  # one decode step of ``batch`` sequences
-    decode_limit: str  # "memory" or "compute": which side of max() set the step time
+    batch: int  # sequences in flight
+    compute_s: float  # all FLOPs of B requests (prefill + decode) / peak
+    memory_s: float  # all bytes of B requests' decode steps / bandwidth
+    limit: str  # "memory" or "compute": which side of max() set the time
 
 
 def peak_tflops(tflops_dense: dict[str, float | None], precision: str) -> float:
-    """Dense tensor TFLOP/s for a weight precision, falling back to 16-bit where the GPU lacks the format."""
-    key = {"FP32": "FP16", "INT4": "FP16", "Mixed": "FP8"}.get(precision, precision)
+    """Dense tensor TFLOP/s on a precision's tensor path (precisions.yaml), else the 16-bit figure."""
+    key = memory.vocabulary()["PRECISIONS"][precision]["tensor_path"]
     for k in (key, *_PEAK_FALLBACK):
         if tflops_dense.get(k):
             return float(tflops_dense[k])  # type: ignore[arg-type]
@@ -75,51 +81,42 @@ def peak_tflops(tflops_dense: dict[str, float | None], precision: str) -> float:
 
 @dataclass(frozen=True)
 class _Parts:
-    """Parameter counts (not bytes) the bound splits a model into."""
+    """Parameters per token (FLOPs) and bytes per step (memory) the bound splits a model into."""
 
     lin_active: float  # matmul parameters one token passes through
-    shared: float  # matmul parameters every decode step reads (all of a dense model)
-    expert: float  # one routed expert's parameters over all layers (0 for dense)
+    shared_bytes: float  # bytes every decode step reads (all of a dense model but the embedding table)
+    expert_bytes: float  # one routed expert's bytes over all MoE layers (0 for dense)
     experts: int
     top_k: int
 
 
-def _parts(arch: dict[str, Any]) -> _Parts:
-    """Split parameters so that every guess errs towards a higher bound.
+def _parts(arch: dict[str, Any], weight_precision: str) -> _Parts:
+    """Split the model by tensor group (memory.param_groups).
 
-    The input embedding table is a lookup, not a matmul, and is never read whole: it is subtracted
-    (vocab x hidden) from both FLOPs and bytes; for a model with tied embeddings this undercounts the
-    LM head, which only raises the bound. MoE: the registry's total and active counts give one expert's
-    size e = (total - active) / (experts - top_k) and the always-used rest.
+    The input embedding table is a lookup, not a matmul, and only B of its rows are read per step: it is
+    left out of FLOPs and bytes. A token passes through top_k of the routed experts.
     """
-    total = arch["params_b"] * 1e9
-    active = (arch.get("active_params_b") or arch["params_b"]) * 1e9
-    embed = arch["vocab_size"] * arch["hidden_size"]
+    groups = memory.param_groups(arch)
+    by_group = memory.weight_bytes_by_group(arch, weight_precision)
     experts, top_k = arch.get("experts") or 0, arch.get("experts_per_token") or 0
-    if experts > top_k > 0 and total > active:
-        expert = (total - active) / (experts - top_k)
-        return _Parts(active - embed, active - top_k * expert - embed, expert, experts, top_k)
-    return _Parts(active - embed, total - embed, 0.0, 0, 0)
+    routed = groups["experts"] * top_k / experts if experts else 0.0
+    lin_active = sum(n for g, n in groups.items() if g not in ("embeddings", "experts")) + routed
+    shared = sum(b for g, b in by_group.items() if g not in ("embeddings", "experts"))
+    return _Parts(lin_active, shared, by_group["experts"] / experts if experts else 0.0, experts, top_k)
 
 
-def _attention_flops(arch: dict[str, Any], positions: float) -> float:
-    """Score and value matmuls over ``positions`` (query, cached token) pairs summed over layers.
+def attention_flops_per_pair(arch: dict[str, Any], decode: bool) -> float:
+    """FLOPs of the score and value matmuls per (query, key) pair and layer, summed over heads.
 
-    4 x heads x head dim per pair (2 FLOPs per multiply-add, two matmuls). Uses the query heads'
-    head_dim; DeepSeek's MLA does more work per cached token than this, so the figure is low for it
-    (a higher bound).
+    2 FLOPs per multiply-add over the key and the value width: 4 x head dim per head for standard
+    attention. MLA (DeepSeek) in prefill: keys are qk_nope + rope wide, values head dim; in decode the
+    cheapest exact form absorbs the up-projections and works on the latent: 2 x (2 x kv_lora_rank + rope).
     """
-    return 4 * arch["attention_heads"] * arch["head_dim"] * positions
-
-
-def _prefill_pairs(arch: dict[str, Any], isl: int) -> float:
-    """Causal (query, key) pairs of a prefill over all layers: ISL^2 / 2 per full layer, fewer if windowed."""
-    w = memory.windowed_layers(arch)
-    full = (arch["layers"] - w) * isl * isl / 2
-    if not w:
-        return full
-    window = min(isl, arch["sliding_window"])
-    return full + w * (window * window / 2 + (isl - window) * window)
+    heads, hd = arch["attention_heads"], arch["head_dim"]
+    if arch.get("kv_lora_rank"):
+        rope, lora = arch["qk_rope_head_dim"], arch["kv_lora_rank"]
+        return 2 * heads * ((2 * lora + rope) if decode else (2 * hd + rope))
+    return 4 * heads * hd
 
 
 def _experts_touched(p: _Parts, batch: int) -> float:
@@ -145,28 +142,30 @@ def output_tps_bound(arch: dict[str, Any], gpu: GpuFigures, run: RunShape) -> Bo
     batch = max_batch(arch, gpu, run)
     if batch < 1:
         return None
-    p = _parts(arch)
+    p = _parts(arch, run.weight_precision)
     peak = run.n_gpus * gpu.peak_tflops * 1e12
     bandwidth = run.n_gpus * gpu.bandwidth_tb_s * 1e12
-    bpw = memory.WEIGHT_BYTES[run.weight_precision]
+    isl, osl = run.isl, run.osl
 
-    prefill_flops = run.isl * 2 * p.lin_active + _attention_flops(arch, _prefill_pairs(arch, run.isl))
-    prefill_s = prefill_flops / peak
+    # One request: prefill of positions 1..ISL, then decode steps for positions ISL+1..ISL+OSL-1.
+    prefill_flops = isl * 2 * p.lin_active
+    prefill_flops += attention_flops_per_pair(arch, False) * memory.attended_positions(arch, 1, isl)
+    decode_pairs = memory.attended_positions(arch, isl + 1, isl + osl - 1)
+    decode_flops = (osl - 1) * 2 * p.lin_active + attention_flops_per_pair(arch, True) * decode_pairs
+    # Bytes: every step reads the shared weights and the experts the batch touches; each decode token
+    # reads the cached positions it attends to (a windowed or chunked layer reads only its window).
+    steps = max(osl - 1, 1)  # even OSL = 1 needs one pass over the weights
+    weights_read = steps * (p.shared_bytes + p.expert_bytes * _experts_touched(p, batch))
+    kv_read = batch * decode_pairs * memory._kv_elements_per_layer(arch) * run.kv_bytes
 
-    context = run.isl + run.osl / 2  # mean context over the decode phase
-    step_bytes = (p.shared + p.expert * _experts_touched(p, batch)) * bpw
-    step_bytes += batch * memory.kv_bytes_per_sequence(arch, run.kv_bytes, context)
-    step_flops = batch * (2 * p.lin_active + _attention_flops(arch, memory.cached_positions(arch, context)))
-    memory_s, compute_s = step_bytes / bandwidth, step_flops / peak
-    step_s = max(memory_s, compute_s)
-
-    per_request_s = prefill_s + (run.osl - 1) * step_s / batch
+    compute_s = batch * (prefill_flops + decode_flops) / peak
+    memory_s = (weights_read + kv_read) / bandwidth
     return Bound(
-        output_tps=run.osl / per_request_s,
+        output_tps=batch * osl / max(compute_s, memory_s),
         batch=batch,
-        prefill_s=prefill_s,
-        step_s=step_s,
-        decode_limit="memory" if memory_s >= compute_s else "compute",
+        compute_s=compute_s,
+        memory_s=memory_s,
+        limit="memory" if memory_s >= compute_s else "compute",
     )
 
 

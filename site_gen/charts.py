@@ -22,7 +22,10 @@ from typing import Any
 
 import altair as alt
 
-from site_gen.queries import PRECISION_ORDER
+from site_gen.queries import MAX_PCT_OF_BOUND, PRECISION_ORDER
+
+# A run above its speed-of-light bound is flagged where shown, never a "best" (a missing bound: kept).
+WITHIN_BOUND = f"!(datum.pct_of_bound > {MAX_PCT_OF_BOUND})"
 
 DATA_NAME = "runs"
 
@@ -106,7 +109,9 @@ def gpu_color(ctx: ChartContext, legend: bool = True) -> alt.Color:
         legend=alt.Legend(
             orient="bottom",
             values=alt.ExprRef(GPUS_SHOWN),
-            columns=alt.ExprRef("width < 420 ? 2 : 4"),
+            # as many columns of (label 170 px + symbol) as fit the chart's width: a fixed count cut the
+            # right-hand column off on a phone
+            columns=alt.ExprRef("max(1, min(4, floor(width / 200)))"),
             labelLimit=170,
             symbolLimit=40,
         )
@@ -216,18 +221,47 @@ def runs_by_tp(ctx: ChartContext) -> alt.Chart:
 
 
 def _best_tooltip(extra: Sequence[alt.Tooltip] = ()) -> list[alt.Tooltip]:
+    """The tooltip of a "best" mark: the figure and which run gave it (its TP/PP, release and source, from
+    ``best_run``); a click on the mark opens that run's card."""
     return [
         alt.Tooltip("gpu:N", title="GPU"),
         *extra,
         alt.Tooltip("best:Q", title=f"Best {_lc(METRICS['output_tps_per_gpu'])}", format=",.0f"),
+        alt.Tooltip("best_config:N", title="Best run"),
         alt.Tooltip("runs:Q", title="Runs compared"),
+        alt.Tooltip("sources:N", title="Sources compared"),
     ]
 
 
+# "TP 4, PP 2, tensorrt-llm 1.0, NVIDIA": the run behind a "best" mark (a Vega expression over best_run)
+_BEST_CONFIG = " + ".join(
+    [
+        "'TP ' + datum.best_run.tp",
+        "(datum.best_run.pp > 1 ? ', PP ' + datum.best_run.pp : '')",
+        "', ' + datum.best_run.engine + ' ' + datum.best_run.engine_version",
+        "', ' + datum.best_run.publisher",
+    ]
+)
+
+
 def _best_per_gpu(chart: alt.Chart, groupby: Sequence[str]) -> alt.Chart:
-    """Best (maximum) output tokens/s per GPU of the selected runs, per group."""
-    return _has_per_gpu(chart).transform_aggregate(
-        best="max(output_tps_per_gpu)", runs="count()", groupby=list(groupby)
+    """Best (maximum) output tokens/s per GPU of the selected runs, per group, with the run that gave it
+    (``best_run``: Vega-Lite's argmax keeps the whole row) described in ``best_config``."""
+    return (
+        _has_per_gpu(chart)
+        .transform_filter(WITHIN_BOUND)
+        .transform_aggregate(
+            best="max(output_tps_per_gpu)",
+            best_run="argmax(output_tps_per_gpu)",
+            runs="count()",
+            n_sources="distinct(publisher)",
+            groupby=list(groupby),
+        )
+        .transform_calculate(
+            best_config=_BEST_CONFIG,
+            sources="datum.n_sources > 1 ? datum.n_sources + ' (mixed: the best of several sources)' : "
+            "datum.best_run.publisher",
+        )
     )
 
 
@@ -239,9 +273,10 @@ def best_y(ctx: ChartContext) -> alt.Y:
     return alt.Y("best:Q", title=title(ctx, [BEST_SHORT, "of the selected runs"], BEST_SHORT))
 
 
-def generational_uplift(ctx: ChartContext) -> alt.Chart:
-    """Bars per GPU, oldest generation first: the best per-GPU output throughput of the selected runs."""
-    return (
+def generational_uplift(ctx: ChartContext) -> alt.LayerChart:
+    """Bars per GPU, oldest generation first: the best per-GPU output throughput of the selected runs,
+    its value above each bar."""
+    bars = (
         _best_per_gpu(base(ctx), ["gpu"])
         .mark_bar()
         .encode(
@@ -251,6 +286,10 @@ def generational_uplift(ctx: ChartContext) -> alt.Chart:
             tooltip=_best_tooltip(),
         )
     )
+    values = bars.mark_text(baseline="bottom", dy=-2, fontSize=10).encode(
+        text=alt.Text("best:Q", format=",.0f")
+    )
+    return alt.layer(bars, values)
 
 
 def precision_uplift(ctx: ChartContext) -> alt.Chart:
@@ -289,8 +328,10 @@ def workload_shape(ctx: ChartContext) -> alt.Chart:
 
 def tp_throughput(ctx: ChartContext) -> alt.Chart:
     """Lines per GPU: best output tokens/s over all GPUs of the run against TP."""
-    agg = _has_per_gpu(base(ctx)).transform_aggregate(
-        best_total="max(output_tps)", runs="count()", groupby=["gpu", "tp"]
+    agg = (
+        _has_per_gpu(base(ctx))
+        .transform_filter(WITHIN_BOUND)
+        .transform_aggregate(best_total="max(output_tps)", runs="count()", groupby=["gpu", "tp"])
     )
     return agg.mark_line(point=True).encode(
         x=alt.X(
@@ -378,10 +419,52 @@ def engine_comparison(ctx: ChartContext) -> alt.Chart:
     )
 
 
+def compare_ratio(ctx: ChartContext, title_: str = "A ÷ B, output tokens/s per GPU") -> alt.LayerChart:
+    """Compare mode: one bar per matched configuration (rows ``label``, ``ratio``, ``a``, ``b``, ``order``
+    from the page script), the ratio A ÷ B on a log axis (2x and 0.5x equally long), a rule at 1 and the
+    value at the end of each bar."""
+    y = alt.Y(
+        "label:N", sort=alt.EncodingSortField("order", op="min"), title=None, axis=alt.Axis(labelLimit=320)
+    )
+    # 36 px of room past the largest bar for its value, inside the plot (a label past the plot's edge made
+    # the layout differ from its own re-layout)
+    x = alt.X("ratio:Q", scale=alt.Scale(type="log", padding=36), title=title_)
+    bars = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            y=y,
+            x=x,
+            x2=alt.datum(1),  # from 1 (equal) to the ratio: a log axis has no zero
+            color=alt.condition("datum.ratio >= 1", alt.value("#1565c0"), alt.value("#c62828")),
+            tooltip=[
+                alt.Tooltip("label:N", title="Configuration"),
+                alt.Tooltip("a:Q", title="A, output tokens/s per GPU", format=",.0f"),
+                alt.Tooltip("b:Q", title="B, output tokens/s per GPU", format=",.0f"),
+                alt.Tooltip("ratio:Q", title="A ÷ B", format=".2f"),
+            ],
+        )
+    )
+    values = (
+        alt.Chart()
+        .mark_text(align="left", dx=3, fontSize=10)
+        .encode(y=y, x=x, text=alt.Text("ratio:Q", format=".2f"))
+    )
+    one = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(x=alt.datum(1))
+    return alt.layer(bars, values, one, data=alt.NamedData(DATA_NAME)).properties(
+        width="container", height=alt.Step(18)
+    )
+
+
 def to_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     """The Vega-Lite dict of a chart (validated by Altair), with the page script owning the theme."""
     spec = chart.to_dict()
     spec.pop("config", None)
+    # Recompute the layout on every update (resize=True). The page script embeds a chart before its rows
+    # arrive and then inserts them; with Vega-Lite's default (layout computed once, at the first run) the
+    # axes kept the room measured for an empty chart, so tick labels and titles were cut off ("00" for
+    # "1,000") until the reader resized the window.
+    spec["autosize"] = {"type": "fit-x", "contains": "padding", "resize": True}
     if GPUS_SHOWN in json.dumps(spec):
         spec.setdefault("params", []).append({"name": GPUS_SHOWN, "value": []})
     return spec

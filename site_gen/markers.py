@@ -32,16 +32,17 @@ from urllib.parse import urlencode
 from site_gen import dataset
 from site_gen.dimensions import DIMENSIONS, Filters, mask
 from site_gen.dimensions import get as dimension
-from site_gen.queries import OVER_BOUND
+from site_gen.queries import OVER_BOUND, within_bound
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from site_gen.charts import ChartContext
 
-MARKER = re.compile(r"<!--\s*(chart|view|explorer|figures)\b:?(.*?)-->", re.DOTALL)
+MARKER = re.compile(r"<!--\s*(chart|view|explorer|figures|runcard|compare)\b:?(.*?)-->", re.DOTALL)
 OPTIONS = ("height", "title")
 DATA_DIR = "assets/data"
+RUN_PAGE = "runs.html"  # docs/runs.md: the run card of any run, by its id after the '#'
 
 
 class MarkerError(ValueError):
@@ -95,6 +96,9 @@ class Site:
 
     runs: pd.DataFrame
     ctx: ChartContext
+    db: Path | None = None  # the DuckDB file (the run cards read every column of it)
+    repo_url: str = ""  # mkdocs.yml repo_url: result files and "report a mistake" link there
+    repo_branch: str = "main"
     templates: Any = None
     files: dict[str, str] = field(default_factory=dict)  # data file name -> text, written after the build
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
@@ -129,6 +133,8 @@ class Page:
         self.needed: list[Filters] = []
         self.errors: list[str] = []
         self._src = self._key = ""
+        # the run cards' page, relative to this page (table rows and chart points link to it)
+        self.card = posixpath.relpath(RUN_PAGE, posixpath.dirname(url) or ".")
 
     def expand(self, content: str) -> str:
         markers: list[tuple[re.Match, Marker | MarkerError]] = []
@@ -147,7 +153,7 @@ class Page:
     def _prepare_data(self, markers: list[Marker]) -> None:
         """One data file for the page: the union of the runs its markers can show."""
         runs = self.site.runs
-        wanted = [mk.filters for mk in markers if mk.kind != "figures"]
+        wanted = [mk.filters for mk in markers if mk.kind not in ("figures", "runcard")]
         if not wanted or runs.empty:
             return
         # Pages asking for the same runs (every view page wants all of them) share one file, encoded once.
@@ -188,6 +194,7 @@ class Page:
                 "src": self._src,
                 "key": self._key,
                 "label": view.title,
+                "card": self.card,
                 "caption": caption if i == 0 else None,
             }
             for i, spec in enumerate(_specs(name, height, self.site.ctx))
@@ -212,6 +219,7 @@ class Page:
             key=self._key,
             dims=json.dumps([d.as_json() for d in dims]),
             defaults=json.dumps(defaults),
+            card=self.card,
             **kw,
         )
 
@@ -256,11 +264,64 @@ class Page:
             ],
         )
 
+    def _render_compare(self, mk: Marker) -> str:
+        """Compare mode: A vs B over the configurations both have (``site_gen.compare``)."""
+        from site_gen import charts, compare
+
+        sub = self._subset(mk.filters)
+        if box := self._empty(mk, sub):
+            return box
+        spec = json.dumps(charts.to_spec(charts.compare_ratio(self.site.ctx)), separators=(",", ":"))
+        return self.site.render(
+            "compare.html.j2",
+            src=self._src,
+            key=self._key,
+            card=self.card,
+            fixed=by_column(mk.filters),
+            config=json.dumps(compare.config(sub)),
+            presets=compare.presets(sub),
+            c={
+                "spec": spec,
+                "fixed": "{}",
+                "src": "",
+                "key": "",
+                "label": "A ÷ B per configuration",
+                "card": self.card,
+                "caption": None,
+            },
+        )
+
+    def _render_runcard(self, mk: Marker) -> str:
+        """The run card of the run named after the '#' of the page's URL, from one data file of every run
+        with every column (loaded only by this page)."""
+        from site_gen import queries
+
+        if "runcard" not in self.site.keys:
+            details = queries.run_details(self.site.db) if self.site.db else None
+            if details is None or details.empty:
+                return self.site.render(
+                    "empty.html.j2", message="No results yet: the results folder holds no runs."
+                )
+            key, text = dataset.data_file("cards", dataset.encode(details))
+            self.site.files[f"{key}.js"] = text
+            self.site.keys["runcard"] = key
+        key = self.site.keys["runcard"]
+        return self.site.render(
+            "runcard.html.j2",
+            src=posixpath.relpath(f"{DATA_DIR}/{key}.js", posixpath.dirname(self.url) or "."),
+            key=key,
+            sections=json.dumps(CARD_SECTIONS),
+            repo=self.site.repo_url.rstrip("/"),
+            branch=self.site.repo_branch,
+            explorer=posixpath.relpath("explorer.html", posixpath.dirname(self.url) or "."),
+        )
+
     def _render_figures(self, mk: Marker) -> str:
         runs = self.site.runs
         best = None
-        if not runs.empty and runs["output_tps_per_gpu"].notna().any():
-            best = runs.loc[runs["output_tps_per_gpu"].idxmax()].to_dict()
+        candidates = within_bound(runs)  # a run above its physical bound never makes the headline
+        if not candidates.empty and candidates["output_tps_per_gpu"].notna().any():
+            best = candidates.loc[candidates["output_tps_per_gpu"].idxmax()].to_dict()
         return self.site.render(
             "figures.html.j2",
             runs=len(runs),
@@ -273,34 +334,119 @@ class Page:
         )
 
 
+# The explorer table's columns, throughput first (what a reader came for, visible without scrolling
+# sideways on a phone), then the configuration, the source and the run card. The page script hides the
+# columns whose value is the same for every run of the page (unless "always"); the CSV keeps them all.
+# (key, label, numeric, always, help)
+TABLE: tuple[tuple[str, str, bool, bool, str], ...] = (
+    (
+        "output_tps_per_gpu",
+        "Output tok/s per GPU",
+        True,
+        True,
+        "Output tokens/s divided by the run's GPU count",
+    ),
+    ("output_tps", "Output tok/s (all GPUs)", True, True, "Output tokens/s over all GPUs of the run"),
+    ("gpu", "GPU", False, False, ""),
+    ("model_name", "Model", False, False, ""),
+    (
+        "precision",
+        "Precision",
+        False,
+        False,
+        "Weight precision; Mixed: a source giving several precisions at once",
+    ),
+    ("isl", "ISL", True, False, "Input sequence length, tokens"),
+    ("osl", "OSL", True, False, "Output sequence length, tokens"),
+    ("tp", "TP", True, False, "Tensor-parallel size"),
+    ("pp", "PP", True, False, "Pipeline-parallel size"),
+    ("num_requests", "Requests", True, False, "Requests in the benchmark run"),
+    ("engine", "Engine", False, False, ""),
+    ("engine_version", "Version", False, False, "Engine release"),
+    ("publisher", "Source", False, False, "Who measured or published the figure"),
+    (
+        "source_kind",
+        "Source kind",
+        False,
+        False,
+        "measured: run by llmbench; published: from a third party's table",
+    ),
+)
+OPTIONAL_TABLE = (
+    ("pct_of_bound", "% of speed-of-light", True, False, "Measured / physical bound of the GPU and model"),
+    ("bound_output_tps", "Bound tok/s (all GPUs)", True, False, "Speed-of-light bound, output tokens/s"),
+)
+RUN_CARD_COLUMN = (
+    "run_id",
+    "Run",
+    False,
+    True,
+    "The run's card: every field, its source and how to reproduce it",
+)
+
+
 def table_columns(columns: Any) -> list[dict[str, Any]]:
-    """The explorer table: KISTI's columns, then per-GPU throughput, source and optional bound columns."""
-    cols = [
-        ("gpu", "GPU", False),
-        ("model_name", "Model", False),
-        ("precision", "Precision", False),
-        ("pp", "PP", True),
-        ("tp", "TP", True),
-        ("isl", "ISL", True),
-        ("osl", "OSL", True),
-        ("num_requests", "Requests", True),
-        ("output_tps", "Output tok/s (all GPUs)", True),
-        ("engine_version", "Version", False),
-        ("output_tps_per_gpu", "Output tok/s per GPU", True),
-        ("engine", "Engine", False),
-        ("publisher", "Source", False),
-        ("source_kind", "Kind", False),
+    """The explorer table (``TABLE``), the optional bound columns when present, the run card last."""
+    rows = [*TABLE, *(c for c in OPTIONAL_TABLE if c[0] in columns)]
+    if "run_id" in columns:
+        rows.append(RUN_CARD_COLUMN)
+    out = [
+        {"key": k, "label": label, "numeric": num, "always": always, "help": help_}
+        for k, label, num, always, help_ in rows
     ]
-    if "pct_of_bound" in columns:
-        cols.append(("pct_of_bound", "% of speed-of-light", True))
-    if "bound_output_tps" in columns:
-        cols.append(("bound_output_tps", "Bound tok/s (all GPUs)", True))
-    out = [{"key": k, "label": label, "numeric": num} for k, label, num in cols]
-    if OVER_BOUND in columns:
-        for col in out:
-            if col["key"] == "pct_of_bound":
-                col["flag"] = OVER_BOUND  # llmbench.js marks the cell (⚠) with this column's text as title
+    for col in out:
+        if col["key"] == "run_id":
+            col["card"] = True  # llmbench.js links the cell to the run card
+        if col["key"] == "pct_of_bound" and OVER_BOUND in columns:
+            col["flag"] = OVER_BOUND  # llmbench.js marks the cell (⚠) with this column's text as title
     return out
+
+
+# The run card's sections: (title, [(column, label), ...]); a field without a value is left out. Labels
+# live here (one place for a translation); llmbench.js knows no field.
+CARD_SECTIONS: list[dict[str, Any]] = [
+    {"title": "Result", "fields": [
+        ["output_tps_per_gpu", "Output tokens/s per GPU"], ["output_tps", "Output tokens/s, all GPUs"],
+        ["output_tps_per_user", "Output tokens/s per user"], ["total_tps", "Total tokens/s (input + output)"],
+        ["requests_per_s", "Requests/s"], ["throughput_basis", "Figure as published (basis)"],
+        ["pct_of_bound", "% of speed-of-light bound"], ["bound_output_tps", "Speed-of-light bound, tokens/s"],
+        ["erratum", "Known erratum"],
+    ]},
+    {"title": "Configuration", "fields": [
+        ["gpu", "GPU"], ["model_name", "Model"], ["model", "Model id"], ["checkpoint", "Checkpoint"],
+        ["precision", "Weight precision"], ["kv_cache_dtype", "KV-cache dtype"], ["weights", "Weights"],
+        ["tp", "Tensor parallel (TP)"], ["pp", "Pipeline parallel (PP)"], ["ep", "Expert parallel (EP)"],
+        ["n_gpus", "GPUs"], ["isl", "Input length (ISL), tokens"], ["osl", "Output length (OSL), tokens"],
+        ["num_requests", "Requests"], ["concurrency", "Concurrency"], ["dataset", "Dataset"],
+        ["input_stdev", "Input length stdev"], ["output_stdev", "Output length stdev"],
+    ]},
+    {"title": "Engine settings", "fields": [
+        ["engine", "Engine"], ["engine_version", "Engine version"], ["workflow", "Workflow"],
+        ["benchmark_tool", "Benchmark tool"], ["max_batch_size", "max_batch_size"],
+        ["max_num_tokens", "max_num_tokens"], ["kv_cache_free_gpu_mem_fraction", "KV-cache memory fraction"],
+        ["attention_dp", "Attention data parallel"], ["streaming", "Streaming"],
+        ["extra_options", "Other engine options"],
+    ]},
+    {"title": "Environment", "fields": [
+        ["system", "System"], ["gpu_label", "GPU as reported"], ["architecture", "Architecture"],
+        ["gpu_memory_gb", "GPU memory, GB"], ["hbm_bandwidth_tb_s", "Memory bandwidth, TB/s"],
+        ["gpus_per_node", "GPUs per node"], ["nodes", "Nodes"], ["interconnect", "Interconnect"],
+        ["container_image", "Container image"],
+    ]},
+    {"title": "Latency", "fields": [
+        [f"{m}_{p}", f"{label} {p}"]
+        for m, label in (("ttft_ms", "Time to first token, ms,"), ("tpot_ms", "Time per output token, ms,"),
+                         ("request_latency_ms", "Request latency, ms,"))
+        for p in ("avg", "p50", "p90", "p99")
+    ]},
+    {"title": "Source", "fields": [
+        ["source_kind", "Source kind"], ["publisher", "Publisher"], ["source_title", "Title"],
+        ["source_url", "URL"], ["site_url", "Site"], ["submitter", "Submitted by"], ["date", "Date"],
+        ["timestamp", "Measured at"], ["source_notes", "Source notes"], ["file", "Result file"],
+        ["run_index", "Run number in the file"],
+    ]},
+    {"title": "Reproduce", "fields": [["command", "Command"], ["notes", "Notes"]]},
+]  # fmt: skip
 
 
 def presets(df: pd.DataFrame) -> list[dict[str, str]]:

@@ -1,4 +1,4 @@
-"""The generated pages, in order: (path under docs/generated/, title, render function -> Markdown).
+"""The generated pages, in order: (path under generated/, render function -> Markdown), added by the hooks.
 
 Pages are Markdown with chart markers (``site_gen.markers``); the MkDocs hook turns the markers into
 charts, so a generated page and a hand-written one work the same way. Every string that comes from the
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from site_gen import views
+from site_gen import compare, views
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class GeneratedPage:
-    path: str  # relative to docs/generated/
+    path: str  # relative to generated/ (in-memory MkDocs files, never written into docs/)
     render: Callable[[], str]  # -> the page's Markdown; its title is its first heading
 
 
@@ -69,9 +69,6 @@ def _view_page(view: views.View) -> str:
             "",
             f"<!-- view: {view.name} -->",
             "",
-            f'Place this chart in any page with `<!-- chart: {view.name} model="…" precision=…  -->` '
-            "(see *Developers → Architecture → Chart markers*).",
-            "",
         ]
     )
 
@@ -86,15 +83,32 @@ def _views_index() -> str:
 
 def _index(kind: str, title: str, counts: pd.DataFrame, slugs: dict[str, str]) -> str:
     lines = [f"# {title}", "", f"One page per {kind} with results, generated from the data.", ""]
-    lines += [f"| {kind.capitalize()} | Runs | Sources |", "|---|---:|---|"]
+    lines += [f"| {kind[:1].upper() + kind[1:]} | Runs | Sources |", "|---|---:|---|"]  # "GPU", not "Gpu"
     for row in counts.itertuples():
         link = f"[{text(row.name)}]({slugs[row.name]}.md)"
         lines.append(f"| {link} | {row.runs:,} | {text(row.sources)} |")
     return "\n".join([*lines, ""])
 
 
-def _entity_page(kind: str, key: str, name: str, facts: list[str]) -> str:
-    lines = [f"# {text(name)}", "", *facts, ""]
+def _compare_links(name: str, partners: list[tuple[str, int]]) -> list[str]:
+    """'Compare with: B (n configurations), ...' as HTML links to the compare page (a query string, which
+    MkDocs' Markdown link check does not know)."""
+    if not partners:
+        return []
+    links = [
+        f'<a href="{html.escape(compare.href("../../compare.html", "gpu", name, other), quote=True)}">'
+        f"{html.escape(other)}</a> ({n:,} configurations)"
+        for other, n in partners
+    ]
+    return ["**Compare with:** " + ", ".join(links) + ".", ""]
+
+
+def _entity_page(
+    kind: str, key: str, name: str, facts: list[str], partners: list[tuple[str, int]] = ()
+) -> str:
+    # the whole width for the charts and the table (the page is not in the navigation)
+    lines = ["---", "hide: [navigation, toc]", "---", "", f"# {text(name)}", "", *facts, ""]
+    lines += _compare_links(name, list(partners))
     lines += [
         f"Every run on this {kind}: filter, sort, download. Output tokens/s are per GPU on the charts, so "
         "runs on different GPU counts compare fairly; the table also gives the figure over all GPUs.",
@@ -137,9 +151,13 @@ def pages(runs: pd.DataFrame, gpu_info: dict[str, dict]) -> list[GeneratedPage]:
     gpus = _counts(runs, "gpu", "gpu_order")
     gpu_slugs = _slugs(list(gpus["name"]))
     out.append(GeneratedPage("gpus/index.md", lambda: _index("GPU", "GPUs", gpus, gpu_slugs)))
+    pairs = compare.partners(runs) if not runs.empty else {}
     for name, s in gpu_slugs.items():
         facts = _gpu_facts(gpu_info.get(name, {}))
-        out.append(GeneratedPage(f"gpus/{s}.md", lambda n=name, f=facts: _entity_page("GPU", "gpu", n, f)))
+        p = pairs.get(name, [])
+        out.append(
+            GeneratedPage(f"gpus/{s}.md", lambda n=name, f=facts, p=p: _entity_page("GPU", "gpu", n, f, p))
+        )
     models = _counts(runs, "model_name")
     model_slugs = _slugs(list(models["name"]))
     out.append(GeneratedPage("models/index.md", lambda: _index("model", "Models", models, model_slugs)))

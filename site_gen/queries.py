@@ -18,6 +18,7 @@ PRECISION_ORDER = ("FP32", "FP16", "BF16", "Mixed", "INT8", "FP8", "INT4", "FP4"
 # Columns a page needs: filter dimensions, the table, tooltips and the derived sort keys. Optional ones
 # (added later by other modules, e.g. the speed-of-light bound) are shipped only when present.
 SITE_COLUMNS = (
+    "run_id",
     "gpu",
     "model_name",
     "precision",
@@ -42,6 +43,7 @@ SITE_COLUMNS = (
 OPTIONAL_COLUMNS = (
     "bound_output_tps",
     "pct_of_bound",
+    "attention_dp",  # guide_topic_views
     # latency (site_gen.latency_views): in flight, mean TTFT / TPOT / end-to-end, TPOT p99
     "concurrency",
     "ttft_ms_avg",
@@ -53,6 +55,18 @@ OPTIONAL_COLUMNS = (
 # A run above 100 % of its speed-of-light bound is physically impossible (a source erratum): the page
 # flags it with the run's own notes (why), or a generic sentence; null for every other run.
 OVER_BOUND = "over_bound_note"
+# Such a run is shown (flagged) but never wins a "best" or a headline: the home figures, the best bars and
+# lines (charts.WITHIN_BOUND, the same test in Vega), compare's values (compare.py and llmbench.js).
+MAX_PCT_OF_BOUND = 100
+
+
+def within_bound(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs that may be "best": all but those above ``MAX_PCT_OF_BOUND`` (no bound known: kept)."""
+    if "pct_of_bound" not in runs.columns:
+        return runs
+    return runs[~(runs["pct_of_bound"] > MAX_PCT_OF_BOUND)]
+
+
 OVER_BOUND_SQL = (
     "CASE WHEN r.pct_of_bound > 100 THEN coalesce({notes}, 'Above its speed-of-light bound: physically "
     f"impossible, most likely an error in the source.') END AS {OVER_BOUND}"
@@ -122,3 +136,16 @@ def gpu_info(db: Path) -> dict[str, dict[str, Any]]:
     finally:
         con.close()
     return {r["name"]: r for r in df.to_dict("records")}
+
+
+def run_details(db: Path) -> pd.DataFrame:
+    """Every column of every run (the run cards), with the GPU registry's order for a stable file."""
+    import pandas as pd
+
+    if not Path(db).exists():
+        return pd.DataFrame(columns=["run_id"])
+    con = _connect(db)
+    try:
+        return con.execute("SELECT * FROM runs ORDER BY run_id").df()
+    finally:
+        con.close()

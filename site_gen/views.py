@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 EXTRA_VIEW_MODULES: tuple[str, ...] = (
     "site_gen.guide_views",
     "site_gen.engine_views",
+    "site_gen.guide_topic_views",
     "site_gen.latency_views",
 )
 

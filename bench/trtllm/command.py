@@ -30,7 +30,7 @@ import yaml
 from bench.errors import UserError
 from bench.sweep import provenance
 from bench.sweep.engine import EngineSpec, Step, container_prefix_for, dataset_path, model_slug
-from bench.trtllm import dataset, report
+from bench.trtllm import dataset, inventory, report
 from bench.trtllm.options import TrtllmSpec
 
 if TYPE_CHECKING:
@@ -78,11 +78,18 @@ def engine_workspace(job: Job) -> Path:
     built per workload; one built from explicit limits serves every workload of the sweep.
     """
     root = Path(job.spec.run.workspace).absolute() if job.spec.run.workspace else job.out_dir / "engines"
-    q = job.spec.trtllm.build.quantization or "none"
+    q = model_slug(job.spec.trtllm.build.quantization or "none")
     key = f"tp{job.tp}_pp{job.pp}_mbs{job.max_batch_size or 'auto'}_mnt{job.max_num_tokens or 'auto'}_q{q}"
     if _builds_from_dataset(job):
         key += f"_i{job.isl}s{job.input_stdev}_o{job.osl}s{job.output_stdev}"
-    return root / model_slug(job.spec.model.id) / key
+    return _inside(root, root / model_slug(job.spec.model.id) / key)
+
+
+def _inside(root: Path, path: Path) -> Path:
+    """``path``, which must stay under ``root`` once '..' and links are resolved (sweep values are names)."""
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise UserError(f"engine path {path} leaves its workspace {root}: a sweep value is not a path")
+    return path
 
 
 def _builds_from_dataset(job: Job) -> bool:
@@ -102,7 +109,8 @@ def engine_dir(job: Job) -> Path:
     """trtllm-bench build saves to ``<workspace>/<model>/tp_<tp>_pp_<pp>`` (reference notes, section 3)."""
     if job.spec.trtllm.build.tool == "trtllm-build":
         return engine_workspace(job) / "engine"
-    return engine_workspace(job) / job.spec.model.id / f"tp_{job.tp}_pp_{job.pp}"
+    ws = engine_workspace(job)  # model.id is a Hugging Face repo id (spec.ModelSpec): no '..', no '/' first
+    return _inside(ws, ws / job.spec.model.id / f"tp_{job.tp}_pp_{job.pp}")
 
 
 # --- trtllm-bench -------------------------------------------------------------------------------------
@@ -141,6 +149,14 @@ def _trtllm_check_job(sweep: Sweep, p: dict[str, Any]) -> str | None:
             return "ep: legacy TensorRT engines take no expert-parallel size"
         if not has(v, "ep"):
             return f"ep: TensorRT-LLM {v} has no --ep (added in {_ver(SINCE['ep'])})"
+    rel = inventory.for_version(v)
+    if rel is not None:
+        for key, flag in (("concurrency", "--concurrency"), ("streaming", "--streaming"), ("ep", "--ep")):
+            if p[key] not in (None, False) and flag not in rel.options("throughput"):
+                return (
+                    f"{key}: TensorRT-LLM {rel.name}'s throughput has no {flag} "
+                    f"(its click options, {rel.where('throughput')}); the setting is skipped"
+                )
     if p["concurrency"] is not None and not has(v, "concurrency"):
         return f"concurrency: TensorRT-LLM {v} has no --concurrency (added in {_ver(SINCE['concurrency'])})"
     if p["streaming"] and not has(v, "streaming"):
@@ -236,7 +252,99 @@ def _trtllm_steps(job: Job, kv_fraction: float | None, report: Path) -> list[Ste
     if job.spec.trtllm.workflow == "legacy-engine":
         steps.append(_build_step(job))
     steps.append(_throughput_step(job, kv_fraction, report))
-    return steps
+    return [fit_to_release(s, job.spec.trtllm.version) for s in steps]
+
+
+# What a run loses when the release's CLI lacks an option (said in ``plan``).
+_INSTEAD = {
+    "--report_json": "the console report is parsed instead",
+    "--warmup": "no warm-up requests",
+    "--model_path": "the model is loaded by its --model name",
+}
+# The same setting under another name in some releases (0.12-0.14 build: --max_seq_length)
+_RENAMED = {"--max_seq_len": "--max_seq_length", "--max_seq_length": "--max_seq_len"}
+
+
+def fit_to_release(step: Step, version: str) -> Step:
+    """A trtllm-bench step made to fit the release's own options (``bench/trtllm/cli_inventory.yaml``).
+
+    Options the release lacks are dropped with the reason, renamed ones take the release's name, and of two
+    options in a mutually exclusive group the later is dropped. Releases without an inventory entry and
+    other tools (trtllm-build) are left as built.
+    """
+    rel = inventory.for_version(version)
+    sub = "build" if step.name == "build" else "throughput"
+    if rel is None or not step.argv or step.argv[0] != "trtllm-bench" or sub not in step.argv:
+        return step
+    cut = step.argv.index(sub)
+    dropped: list[str] = []
+    head = _fit_section(step.argv[1:cut], rel, "global", dropped)
+    tail = _fit_section(step.argv[cut + 1 :], rel, sub, dropped)
+    tail = _exclusive(tail, rel, sub, dropped)
+    argv = [step.argv[0], *head, sub, *tail]
+    return Step(step.name, argv, step.creates, step.launched, (*step.dropped, *dropped))
+
+
+def _pairs(tokens: list[str], known: dict[str, dict[str, Any]]) -> list[list[str]]:
+    """['--a', '1', '--flag'] -> [['--a', '1'], ['--flag']]: an option and its value, if it takes one."""
+    out: list[list[str]] = []
+    for tok in tokens:
+        opt = known.get(out[-1][0]) if out else None
+        takes_value = out and len(out[-1]) == 1 and (opt is None or not opt["is_flag"])
+        if takes_value and not (opt is None and tok.startswith("--")):
+            out[-1].append(tok)
+        else:
+            out.append([tok])
+    return out
+
+
+def _fit_section(tokens: list[str], rel: inventory.Release, section: str, dropped: list[str]) -> list[str]:
+    known = rel.options(section)
+    kept: list[str] = []
+    for pair in _pairs(tokens, known):
+        name = pair[0]
+        if name in known:
+            kept += pair
+        elif _RENAMED.get(name) in known:
+            kept += [_RENAMED[name], *pair[1:]]
+        else:
+            instead = f"; {_INSTEAD[name]}" if name in _INSTEAD else ""
+            where = "before the subcommand" if section == "global" else f"in {section}"
+            dropped.append(
+                f"{' '.join(pair)}: TensorRT-LLM {rel.name} has no {name} {where} "
+                f"({rel.where(section)}){instead}"
+            )
+    return kept
+
+
+def _exclusive(tokens: list[str], rel: inventory.Release, sub: str, dropped: list[str]) -> list[str]:
+    known = rel.options(sub)
+    pairs = _pairs(tokens, known)
+    for group in rel.exclusive_groups(sub):
+        given = [p for p in pairs if p[0] in group["options"]]
+        for extra in given[1:]:
+            pairs.remove(extra)
+            dropped.append(
+                f"{' '.join(extra)}: TensorRT-LLM {rel.name} takes one of {', '.join(group['options'])} "
+                f"(group {group['name']!r}); {given[0][0]} is kept"
+            )
+    return [t for p in pairs for t in p]
+
+
+def launcher_script(sweep: Sweep) -> str:
+    """The MPI launch script of the sweep's release: the inventory's (read from that release's setup.py).
+
+    0.12 installs ``trtllm-hlapi-launch`` (setup.py at 20709ce); from the hlapi -> llmapi rename on it is
+    ``trtllm-llmapi-launch`` (setup.py of 1.0.0rc4). A release whose setup.py was not inventoried takes the
+    name of its era: before 0.13, the hlapi one.
+    """
+    version = sweep.trtllm.version
+    rel = inventory.for_version(version)
+    if rel is not None and rel.launcher:
+        return rel.launcher
+    m = re.match(r"^(\d+)\.(\d+)", version)
+    old = bool(m) and (int(m.group(1)), int(m.group(2))) < (0, 13)
+    return "trtllm-hlapi-launch" if old else "trtllm-llmapi-launch"
 
 
 def _identity(sweep: Sweep) -> tuple[str | None, str | None]:
@@ -307,6 +415,7 @@ ENGINE = EngineSpec(
     report=report,
     dataset=dataset,
     identity=_identity,
+    launcher_script=launcher_script,
     before_run=_before_run,
     check_installed=check_version,
     installed_version=installed_version,

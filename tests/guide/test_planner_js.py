@@ -1,7 +1,7 @@
 """The browser planner (docs/assets/js/planner.js) computes what site_gen/memory.py computes.
 
 The pure functions run under node on the exported registry data; the UI runs in real headless Chromium
-(playwright, Debian's /usr/bin/chromium) on a page that loads only local files.
+(playwright, the Chromium of tests/conftest.py) on a page that loads only local files.
 """
 
 from __future__ import annotations
@@ -19,25 +19,44 @@ ROOT = Path(__file__).resolve().parents[2]
 PLANNER_JS = ROOT / "docs" / "assets" / "js" / "planner.js"
 
 CASES = [
-    ("meta-llama/Llama-3.1-70B-Instruct", "FP16", "FP16", 32, 4096, 4, 1, 8192),
-    ("meta-llama/Llama-3.1-70B-Instruct", "FP8", "FP8", 256, 2176, 8, 2, 8192),
-    ("meta-llama/Llama-3.1-8B-Instruct", "FP16", "FP16", 1, 100, 16, 1, 8192),  # TP > KV heads
-    ("deepseek-ai/DeepSeek-R1-0528", "FP4", "FP8", 64, 2048, 8, 1, 4096),  # MLA latent cache
-    ("mistralai/Mixtral-8x7B-v0.1", "FP8", "FP16", 128, 1024, 2, 1, 2048),  # MoE
-    ("openai/gpt-oss-120b", "FP4", "FP8", 64, 33792, 1, 1, 8192),  # sliding-window layers
-    ("EleutherAI/gpt-j-6b", "INT4", "INT8", 7, 333, 1, 4, 100),  # MHA, PP not dividing layers evenly
+    ("meta-llama/Llama-3.1-70B-Instruct", "FP16", "FP16", 32, 4096, 4, 1, 8192, False),
+    ("meta-llama/Llama-3.1-70B-Instruct", "FP8", "FP8", 256, 2176, 8, 2, 8192, False),
+    ("meta-llama/Llama-3.1-8B-Instruct", "FP16", "FP16", 1, 100, 16, 1, 8192, False),  # TP > KV heads
+    ("deepseek-ai/DeepSeek-R1-0528", "FP4", "FP8", 64, 2048, 8, 1, 4096, False),  # MLA latent cache
+    ("deepseek-ai/DeepSeek-R1", "FP8", "FP8", 61, 2048, 8, 1, 4096, True),  # block-128 FP8, attention DP
+    ("mistralai/Mixtral-8x7B-v0.1", "FP8", "FP16", 128, 1024, 2, 1, 2048, False),  # MoE
+    ("openai/gpt-oss-120b", "FP4", "FP8", 64, 33792, 1, 1, 8192, False),  # MXFP4, sliding-window layers
+    ("openai/gpt-oss-20b", "FP4", "FP8", 9, 5000, 4, 1, 8192, True),  # attention DP replicates BF16 attention
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "FP4", "FP8", 8, 20000, 2, 1, 8192, False),  # chunked
+    ("mistralai/Mistral-7B-v0.1", "Mixed", "FP16", 16, 20000, 1, 1, 8192, False),  # sliding window 4096
+    ("EleutherAI/gpt-j-6b", "INT4", "INT8", 7, 333, 1, 4, 100, False),  # MHA, PP not dividing layers evenly
 ]
 
 
 def _inputs() -> list[dict]:
-    keys = ("model", "weight_precision", "kv_dtype", "batch", "seq_len", "tp", "pp", "max_num_tokens")
+    keys = (
+        "model",
+        "weight_precision",
+        "kv_dtype",
+        "batch",
+        "seq_len",
+        "tp",
+        "pp",
+        "max_num_tokens",
+        "attention_dp",
+    )
     return [dict(zip(keys, c, strict=True)) for c in CASES]
 
 
 def _python(payload: dict, inp: dict) -> dict:
     arch = next(m for m in payload["models"] if m["id"] == inp["model"])
     pi = memory.PlanInput(**{k: v for k, v in inp.items() if k != "model"})
-    return {"plan": memory.plan(arch, pi).as_dict(), "fits": memory.fit_table(arch, pi, payload["gpus"])}
+    return {
+        "plan": memory.plan(arch, pi).as_dict(),
+        "fits": memory.fit_table(arch, pi, payload["gpus"]),
+        "weights": memory.weight_bytes(arch, inp["weight_precision"]),
+        "groups": memory.param_groups(arch),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +74,8 @@ def test_js_plan_and_fit_table_equal_the_python_implementation(payload: dict, tm
         "const C = input.payload.constants;\n"
         "const out = input.cases.map(c => {\n"
         "  const arch = input.payload.models.find(m => m.id === c.model);\n"
-        "  return {plan: P.plan(arch, c, C), fits: P.fitTable(arch, c, input.payload.gpus, C)};\n"
+        "  return {plan: P.plan(arch, c, C), fits: P.fitTable(arch, c, input.payload.gpus, C),\n"
+        "          weights: P.weightBytes(arch, c.weight_precision, C), groups: P.paramGroups(arch)};\n"
         "});\n"
         "process.stdout.write(JSON.stringify(out));\n"
     )
@@ -67,6 +87,8 @@ def test_js_plan_and_fit_table_equal_the_python_implementation(payload: dict, tm
         want = _python(payload, inp)
         for part, value in want["plan"].items():
             assert got["plan"][part] == pytest.approx(value, rel=1e-12), (inp, part)
+        assert got["weights"] == pytest.approx(want["weights"], rel=1e-12), inp
+        assert got["groups"] == pytest.approx(want["groups"], rel=1e-12), inp
         assert got["fits"] == [
             {**r, "free_bytes": pytest.approx(r["free_bytes"], rel=1e-12)} for r in want["fits"]
         ], inp
@@ -79,10 +101,8 @@ def test_exported_payload_carries_every_registry_gpu_and_no_test_model(payload: 
     ids = {m["id"] for m in payload["models"]}
     assert "meta-llama/Llama-3.1-70B-Instruct" in ids
     assert not any(i.startswith("llmbench/") for i in ids)
-    assert payload["constants"]["WEIGHT_BYTES"] == memory.WEIGHT_BYTES
-
-
-CHROMIUM = Path("/usr/bin/chromium")
+    assert payload["constants"]["PRECISIONS"] == memory.vocabulary()["PRECISIONS"]
+    assert set(payload["constants"]["PRECISIONS"]) == set(registry.precisions())
 
 
 def _page(tmp_path: Path, payload: dict) -> Path:
@@ -98,7 +118,6 @@ def _page(tmp_path: Path, payload: dict) -> Path:
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed")
 def test_planner_page_shows_python_numbers_and_fits_offline(
     payload: dict, tmp_path: Path, browser: object
 ) -> None:

@@ -17,10 +17,11 @@ from bench.contract.resultfile import write_file
 from bench.contract.schema import ResultFile
 from tests.conftest import CHROMIUM_ARGS, build, free_port, serve
 
-__all__ = ["CHROMIUM_ARGS", "ROOT", "XSS", "Watched", "build", "free_port", "result", "serve"]
+__all__ = ["CHROMIUM_ARGS", "JS_URL", "ROOT", "XSS", "Watched", "build", "free_port", "result", "serve"]
 
 ROOT = Path(__file__).resolve().parents[2]
 XSS = "<img src=x onerror=alert(1)>"
+JS_URL = "javascript:alert(2)"
 
 
 def result(
@@ -89,6 +90,8 @@ def _model_xss(con: duckdb.DuckDBPyConnection) -> None:
     # Model names come from the registry, so a result file cannot carry the probe there; the database can.
     # Nor the engine version (a pattern); the publisher comes from the file itself.
     con.execute("UPDATE runs SET model_name = ?, engine_version = ? WHERE gpu = 'V100 SXM2 32GB'", [XSS, XSS])
+    # A link the run card must not follow (a result file's URL is validated; the database is not).
+    con.execute("UPDATE runs SET source_url = ? WHERE gpu = 'V100 SXM2 32GB'", [JS_URL])
 
 
 @pytest.fixture(scope="session")
@@ -109,8 +112,8 @@ def fixture_url(fixture_site: Path) -> Iterator[str]:
 class Watched:
     """A page that records console errors, page errors, dialogs and every request not to 127.0.0.1."""
 
-    def __init__(self, browser: object, width: int = 1280) -> None:
-        self.context = browser.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)
+    def __init__(self, browser: object, width: int = 1280, height: int = 900) -> None:
+        self.context = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.external: list[str] = []

@@ -10,12 +10,16 @@ from site_gen import views
 from tests.site.conftest import ROOT
 
 
-def _nav() -> list:
+def _loader() -> type:
     class Loader(yaml.SafeLoader):
         pass
 
     Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # !ENV and python tags
-    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)["nav"]
+    return Loader
+
+
+def _nav() -> list:
+    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_loader())["nav"]
 
 
 def _paths(entries: list) -> Iterator[str]:
@@ -35,16 +39,40 @@ def test_every_hand_written_page_is_in_the_nav() -> None:
     docs = ROOT / "docs"
     pages = {str(p.relative_to(docs)) for p in docs.rglob("*.md") if "generated" not in p.parts}
     assert {"reference/cli.md", "how-to/run-a-sweep.md", "reference/result-schema.md"} <= pages
-    assert pages - set(_paths(_nav())) == set()
+    # pages reached from others, never from the menu (the run card), are named in not_in_nav
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_loader())
+    hidden = {line.strip().lstrip("/") for line in config["not_in_nav"].splitlines() if "*" not in line}
+    assert pages - set(_paths(_nav())) - hidden == set()
 
 
-def test_every_view_with_a_page_is_listed_under_views() -> None:
-    listed = set(_paths(_section("Views")))
+# A view whose hand-written page places it (with more explanation) is listed by that page instead.
+WRITTEN = {"trtllm-vs-transformers": "engines.md"}
+
+
+def test_every_view_with_a_page_is_listed_under_views_once() -> None:
+    listed = list(_paths(_section("Views")))
     with_page = {name for name, view in views.all_views().items() if view.filters}
     assert {"pct-of-bound", "tp-vs-pp", "tp-scaling"} <= with_page
-    assert {f"generated/views/{name}.md" for name in with_page} - listed == set()
+    want = {WRITTEN.get(name, f"generated/views/{name}.md") for name in with_page}
+    assert want - set(listed) == set()
+    for name, page in WRITTEN.items():
+        assert f"generated/views/{name}.md" not in listed  # "TensorRT-LLM vs transformers" was there twice
+        assert name in (ROOT / "docs" / page).read_text(encoding="utf-8")
+    titles = [t for e in _nav() for t in _titles(e)]
+    assert len(titles) == len(set(titles)), "a title twice in the navigation"
+
+
+def _titles(entry: object) -> Iterator[str]:
+    if isinstance(entry, dict):
+        for title, value in entry.items():
+            if isinstance(value, str):
+                yield title
+            else:
+                for e in value:
+                    yield from _titles(e)
 
 
 def test_how_to_and_reference_sections_hold_their_pages() -> None:
-    assert list(_paths(_section("How-to"))) == ["how-to/add-your-result.md", "how-to/run-a-sweep.md"]
+    # the contributors' section is a header tab named for what a contributor wants
+    assert list(_paths(_section("Add your result"))) == ["how-to/add-your-result.md", "how-to/run-a-sweep.md"]
     assert "reference/cli.md" in set(_paths(_section("Reference")))

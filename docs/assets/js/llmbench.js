@@ -12,12 +12,37 @@
 (function () {
   "use strict";
 
-  const TABLE_LIMIT = 100; // rows rendered at first (DOM cost); "Show all rows" renders the rest; the CSV has all
+  const VISIBLE_ROWS = 20; // about the rows the table's box shows; above it the note says to scroll
+  // Every sentence the script shows, in one place (a translation replaces this object).
+  const UI = {
+    noMatch: "No runs match these filters. Choose “All” on a filter or press “Reset filters”.",
+    scrollRows: (n) => `${n} rows: scroll the table to see them all; the CSV has them all too.`,
+    noRuns: "No runs match these filters.",
+    noMetric: "None of the selected runs has the metric this chart shows.",
+    sample: (max, n) => `Drawn: an even sample of ${max} of the ${n} selected runs; the count, table and CSV have all. Narrow the filters to see every run.`,
+    count: (n, total) => `${n} of ${total} runs`,
+    all: "All",
+    allValue: "all",
+    selected: (n) => n + " selected",
+    reset: "Reset filters",
+    chartError: "This chart could not be drawn: ",
+    yes: "yes",
+    no: "no",
+    runId: "Run id (permalink):",
+    noSuchRun: (id) => `No run has the id “${id}”. It may have been removed or mistyped.`,
+    noRunChosen: "No run chosen: open a run from a table or chart of the explorer.",
+    toExplorer: "Open the explorer",
+    report: "Report a mistake in this run",
+    reportTitle: (id, what) => `Run ${id}: ${what}`,
+    reportBody: (id, url, file) =>
+      `Run: ${id}\nCard: ${url}\nResult file: results/${file}\n\nWhat is wrong, and where the right figure or setting comes from:\n`,
+    openCard: "Click: open the run card",
+  };
   const pending = {}; // data key -> Promise of the loaded script
   const decoded = {}; // data key -> row objects (decoded once per session)
   let charts = []; // {el, spec, view, rows} of the current page
   let scopes = []; // controllers of the current page's filter scopes
-  const api = { lastFilterMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null };
+  const api = { lastFilterMs: null, lastTableMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null };
   window.llmbench = api;
 
   /* ---- data ---------------------------------------------------------------------------------- */
@@ -196,7 +221,7 @@
         summary.append(shown);
         box.append(summary);
         const list = el("div", { class: "lb-options", role: "group", "aria-label": d.label, hidden: "" });
-        const all = el("button", { type: "button", class: "lb-all" }, "All");
+        const all = el("button", { type: "button", class: "lb-all" }, UI.all);
         all.addEventListener("click", () => this.choose(d, []));
         list.append(all);
         const inputs = [];
@@ -218,7 +243,7 @@
         this.bar.append(box);
         this.widgets[d.key] = { box, shown, inputs };
       }
-      const reset = el("button", { type: "button", class: "lb-reset md-button" }, "Reset filters");
+      const reset = el("button", { type: "button", class: "lb-reset md-button" }, UI.reset);
       reset.addEventListener("click", () => this.setState(clone(this.defaults), true));
       this.bar.append(reset);
     }
@@ -295,7 +320,7 @@
           input.parentElement.classList.toggle("lb-zero", n === 0);
         }
         const list = [...chosen];
-        w.shown.textContent = list.length === 0 ? "all" : list.length === 1 ? list[0] : list.length + " selected";
+        w.shown.textContent = list.length === 0 ? UI.allValue : list.length === 1 ? list[0] : UI.selected(list.length);
         w.box.classList.toggle("lb-active", list.length > 0);
       }
     }
@@ -307,7 +332,7 @@
       this.syncWidgets(counts);
       const count = this.root.querySelector(".lb-count");
       if (count) {
-        count.textContent = `${COUNT.format(this.rows.length)} of ${COUNT.format(this.all.length)} runs`;
+        count.textContent = UI.count(COUNT.format(this.rows.length), COUNT.format(this.all.length));
       }
       if (this.table) this.renderTable();
       await Promise.all(this.charts.map((c) => setRows(c, this.rows)));
@@ -321,62 +346,137 @@
       if (!this.sort) return this.rows;
       const { key, dir, numeric } = this.sort;
       const val = (r) => (numeric ? (r[key] === null ? -Infinity : Number(r[key])) : String(r[key] ?? ""));
-      return [...this.rows].sort((a, b) => {
-        const x = val(a), y = val(b);
-        return (x < y ? -1 : x > y ? 1 : 0) * dir;
+      // keys computed once per row (not per comparison): sorting 4,345 rows takes a few milliseconds
+      const keyed = this.rows.map((r) => [val(r), r]);
+      keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) * dir);
+      return keyed.map((p) => p[1]);
+    }
+
+    // The table shows the columns whose values differ between the scope's runs (on a GPU's page the GPU
+    // column says nothing); the CSV keeps every column. Columns marked "always" (the throughput figures
+    // and the run card) stay.
+    tableColumns() {
+      if (this.all.length < 2) return this.tableCols;
+      const varies = (c) => {
+        const first = this.all[0][c.key] ?? null;
+        return this.all.some((r) => (r[c.key] ?? null) !== first);
+      };
+      return this.tableCols.filter((c) => c.always || varies(c));
+    }
+
+    // A virtual table: every row of the selection is reachable by scrolling the table's box, but only the
+    // rows in view (and a margin) are in the DOM, so showing or sorting 4,345 rows costs what 60 do.
+    initTable() {
+      this.cols = this.tableColumns();
+      this.wrap = this.table.parentElement;
+      this.rowHeight = 0;
+      this.thead = el("thead");
+      const tr = el("tr", { "aria-rowindex": "1" });
+      this.headers = this.cols.map((c) => {
+        const th = el("th", { scope: "col", "aria-sort": "none" });
+        if (c.help) th.title = c.help;
+        const b = el("button", { type: "button", class: "lb-sort", "data-key": c.key }, c.label);
+        b.addEventListener("click", () => {
+          const t0 = performance.now();
+          const dir = this.sort && this.sort.key === c.key ? -this.sort.dir : c.numeric ? -1 : 1;
+          this.sort = { key: c.key, dir, numeric: c.numeric };
+          this.renderTable();
+          api.lastTableMs = performance.now() - t0;
+        });
+        th.append(b);
+        tr.append(th);
+        return th;
+      });
+      this.thead.append(tr);
+      this.tbody = el("tbody");
+      this.table.replaceChildren(this.thead, this.tbody);
+      let queued = false;
+      this.wrap.addEventListener("scroll", () => {
+        if (queued) return;
+        queued = true;
+        requestAnimationFrame(() => {
+          queued = false;
+          this.drawRows();
+        });
       });
     }
 
     renderTable() {
-      const cols = this.tableCols;
-      const thead = el("thead");
-      const tr = el("tr");
-      for (const c of cols) {
-        const th = el("th", { scope: "col" });
+      if (!this.tbody) this.initTable();
+      this.cols.forEach((c, i) => {
         const sorted = this.sort && this.sort.key === c.key;
-        th.setAttribute("aria-sort", sorted ? (this.sort.dir > 0 ? "ascending" : "descending") : "none");
-        const b = el("button", { type: "button", class: "lb-sort", "data-key": c.key }, c.label);
-        b.addEventListener("click", () => {
-          const dir = this.sort && this.sort.key === c.key ? -this.sort.dir : c.numeric ? -1 : 1;
-          this.sort = { key: c.key, dir, numeric: c.numeric };
-          this.renderTable();
-        });
-        th.append(b);
-        tr.append(th);
-      }
-      thead.append(tr);
-      const tbody = el("tbody");
-      const rows = this.sortedRows();
-      const shown = this.showAll ? rows : rows.slice(0, TABLE_LIMIT);
-      const frag = document.createDocumentFragment();
-      for (const r of shown) {
-        const row = el("tr");
-        for (const c of cols) {
-          const td = el("td", c.numeric ? { class: "lb-num" } : {}, cell(r[c.key], c.numeric));
-          // A flagged figure (e.g. above its speed-of-light bound): marked by CSS, the reason as its title.
-          if (c.flag && r[c.flag]) {
-            td.classList.add("lb-flagged");
-            td.title = r[c.flag];
-          }
-          row.append(td);
-        }
-        frag.append(row);
-      }
-      tbody.append(frag);
-      this.table.replaceChildren(thead, tbody);
+        this.headers[i].setAttribute("aria-sort", sorted ? (this.sort.dir > 0 ? "ascending" : "descending") : "none");
+      });
+      this.sorted = this.sortedRows();
+      this.table.setAttribute("aria-rowcount", String(this.sorted.length + 1));
+      this.wrap.scrollTop = 0;
+      this.drawRows();
       const note = this.root.querySelector(".lb-table-note");
-      note.textContent = "";
-      if (!rows.length) {
-        note.textContent = "No runs match these filters. Choose “All” on a filter or press “Reset filters”.";
-      } else if (shown.length < rows.length) {
-        note.textContent = `Showing the first ${COUNT.format(shown.length)} rows; the CSV has all ${COUNT.format(rows.length)}. `;
-        const more = el("button", { type: "button", class: "lb-more" }, "Show all rows");
-        more.addEventListener("click", () => {
-          this.showAll = true;
-          this.renderTable();
-        });
-        note.append(more);
+      const n = this.sorted.length;
+      note.textContent = !n
+        ? UI.noMatch
+        : n > VISIBLE_ROWS
+          ? UI.scrollRows(COUNT.format(n))
+          : "";
+    }
+
+    // The rows in the table's box (plus a margin), between two spacer rows of the height of the others.
+    drawRows() {
+      const rows = this.sorted || [];
+      const h = this.rowHeight || 24;
+      const first = Math.max(0, Math.floor(this.wrap.scrollTop / h) - 10);
+      const last = Math.min(rows.length, first + Math.ceil((this.wrap.clientHeight || 800) / h) + 20);
+      const frag = document.createDocumentFragment();
+      const spacer = (px) => {
+        const tr = el("tr", { class: "lb-spacer", "aria-hidden": "true" });
+        const td = el("td", { colspan: String(this.cols.length) });
+        td.style.height = px + "px";
+        tr.append(td);
+        return tr;
+      };
+      if (first > 0) frag.append(spacer(first * h));
+      for (let i = first; i < last; i++) frag.append(this.rowElement(rows[i], i));
+      if (last < rows.length) frag.append(spacer((rows.length - last) * h));
+      this.tbody.replaceChildren(frag);
+      if (!this.rowHeight && last > first) {
+        const tr = this.tbody.querySelector("tr:not(.lb-spacer)");
+        const measured = tr ? tr.getBoundingClientRect().height : 0;
+        if (measured > 0) {
+          this.rowHeight = measured;
+          if (Math.abs(measured - h) > 0.5) this.drawRows();
+        }
       }
+    }
+
+    rowElement(r, i) {
+      const row = el("tr", { "aria-rowindex": String(i + 2) });
+      for (const c of this.cols) {
+        const td = el("td", c.numeric ? { class: "lb-num" } : {});
+        if (c.card && r[c.key]) {
+          td.append(el("a", { href: this.cardHref(r[c.key]), class: "lb-card-link" }, String(r[c.key])));
+        } else {
+          td.textContent = cell(r[c.key], c.numeric);
+        }
+        // A flagged figure (e.g. above its speed-of-light bound): marked by CSS, the reason as its title.
+        if (c.flag && r[c.flag]) {
+          td.classList.add("lb-flagged");
+          td.title = r[c.flag];
+        }
+        row.append(td);
+      }
+      return row;
+    }
+
+    cardHref(id) {
+      return (this.root.dataset.lbCard || "runs.html") + "#" + encodeURIComponent(id);
+    }
+
+    // The whole selection as the table shows it (sorted, formatted): what a reader reaches by scrolling.
+    tableText() {
+      return {
+        head: this.cols.map((c) => c.label),
+        rows: (this.sorted || []).map((r) => this.cols.map((c) => (c.card ? String(r[c.key] ?? "") : cell(r[c.key], c.numeric)))),
+      };
     }
 
     download() {
@@ -444,7 +544,8 @@
     chart.note = el("p", { class: "lb-chart-note", hidden: "" });
     chart.el.append(chart.note);
     const result = await window.vegaEmbed(target, chart.spec, {
-      actions: false,
+      // PNG/SVG download of the chart as drawn (vega-embed's menu); no links to the online editor
+      actions: { export: true, source: false, compiled: false, editor: false },
       logLevel: window.vega ? window.vega.Error : 0, // an empty selection is a message of ours, not a warning
       renderer: "canvas",
       config: themeConfig(),
@@ -452,6 +553,11 @@
     });
     chart.view = result.view;
     lazyTooltip(chart);
+    // A mark of one run (or a bar naming its best run) opens that run's card.
+    chart.view.addEventListener("click", (ev, item) => {
+      const id = runOf(item && item.datum);
+      if (id) location.href = (chart.el.dataset.lbCard || "runs.html") + "#" + encodeURIComponent(id);
+    });
     chart.shown = null;
     chart.started = false;
     await setRows(chart, chart.rows);
@@ -473,8 +579,17 @@
         const v = value[f.field];
         if (v !== null && v !== undefined) out[f.title || f.field] = formats[i](v);
       });
+      if (value.run_id) out[UI.openCard] = value.run_id;
       return show(handler, event, item, out);
     });
+  }
+
+  // The run behind a mark: the run itself (one mark per run), or the best run of an aggregate (a field
+  // best_run from Vega-Lite's argmax, see site_gen.charts).
+  function runOf(datum) {
+    if (!datum) return null;
+    if (datum.run_id) return datum.run_id;
+    return datum.best_run && datum.best_run.run_id ? datum.best_run.run_id : null;
   }
 
   function tooltipFormat(spec) {
@@ -496,7 +611,7 @@
     const sample = [];
     for (let i = 0; i < max; i++) sample.push(rows[Math.floor(i * step)]);
     const n = COUNT.format(rows.length);
-    return { rows: sample, note: `Drawn: an even sample of ${COUNT.format(max)} of the ${n} selected runs; the count, table and CSV have all. Narrow the filters to see every run.` };
+    return { rows: sample, note: UI.sample(COUNT.format(max), n) };
   }
 
   async function setRows(chart, all) {
@@ -524,8 +639,8 @@
     chart.message.hidden = !empty;
     chart.message.textContent = empty
       ? all.length
-        ? "None of the selected runs has the metric this chart shows."
-        : "No runs match these filters."
+        ? UI.noMetric
+        : UI.noRuns
       : "";
     chart.el.classList.toggle("lb-no-marks", empty);
     chart.target.hidden = empty;
@@ -545,11 +660,280 @@
     return n;
   }
 
+  /* ---- compare mode (compare.html?by=gpu&a=...&b=...) ----------------------------------------- */
+
+  // A against B along one dimension over the configurations both have. The rule (which columns must be
+  // equal, which metric, which source kinds stay out) comes from site_gen.compare in data-lb-config.
+  class Compare {
+    constructor(root) {
+      this.root = root;
+      this.cfg = json(root, "data-lb-config", {});
+      this.ui = this.cfg.ui;
+      this.bar = root.querySelector(".lb-compare-bar");
+      this.table = root.querySelector(".lb-compare-table");
+    }
+
+    async init(rows) {
+      const excluded = new Set(this.cfg.excluded_kinds);
+      const metric = this.cfg.metric;
+      this.all = rows
+        .filter(fixedMatcher(json(this.root, "data-lb-fixed", {})))
+        .filter((r) => r[metric] !== null && r[metric] !== undefined && !excluded.has(r.source_kind))
+        // a run above its speed-of-light bound (flagged elsewhere) never becomes a side's best
+        .filter((r) => !(r.pct_of_bound > this.cfg.max_pct_of_bound));
+      // filters besides the compared dimension: model, workload and the other "by" dimensions
+      this.filters = [
+        { key: "model", label: this.ui.model, column: "model_name" },
+        { key: "workload", label: this.ui.workload, column: "workload" },
+        ...this.cfg.by,
+      ];
+      this.state = this.readUrl(location.search);
+      this.root.querySelectorAll(".lb-preset").forEach((a) =>
+        a.addEventListener("click", (ev) => {
+          ev.preventDefault();
+          ev.stopPropagation();
+          this.state = this.readUrl(new URL(a.href).search);
+          this.update(true);
+        })
+      );
+      this.chart = await embed(this.root.querySelector(".lb-chart"), []);
+      await this.update(false);
+    }
+
+    readUrl(search) {
+      const q = new URLSearchParams(search);
+      const by = this.cfg.by.find((d) => d.key === q.get("by")) || this.cfg.by[0];
+      const free = (this.cfg.free || []).includes(q.get("free")) ? q.get("free") : "";
+      const state = { by: by.key, a: q.get("a") || "", b: q.get("b") || "", where: {}, free };
+      for (const f of this.filters) if (f.key !== by.key && q.get(f.key)) state.where[f.key] = q.get(f.key);
+      return state;
+    }
+
+    writeUrl() {
+      const q = new URLSearchParams({ by: this.state.by, a: this.state.a, b: this.state.b });
+      for (const [k, v] of Object.entries(this.state.where)) q.set(k, v);
+      if (this.state.free) q.set("free", this.state.free);
+      history.replaceState(null, "", location.pathname + "?" + q + location.hash);
+    }
+
+    byDim() {
+      return this.cfg.by.find((d) => d.key === this.state.by);
+    }
+
+    // Rows passing the filters other than the compared dimension.
+    filtered() {
+      const tests = Object.entries(this.state.where).map(([k, v]) => [this.filters.find((f) => f.key === k).column, v]);
+      return this.all.filter((r) => tests.every(([c, v]) => String(r[c]) === v));
+    }
+
+    select(label, value, options, onChange, anyLabel) {
+      const box = el("label", { class: "lb-compare-field" });
+      box.append(el("span", {}, label + " "));
+      const sel = el("select");
+      if (anyLabel) sel.append(el("option", { value: "" }, anyLabel));
+      for (const o of options) {
+        const opt = el("option", { value: o }, o);
+        if (o === value) opt.selected = true;
+        sel.append(opt);
+      }
+      sel.addEventListener("change", () => onChange(sel.value));
+      box.append(sel);
+      return box;
+    }
+
+    values(rows, column) {
+      return sortedValues(rows, { column, sort_column: column === "gpu" ? "gpu_order" : column === "engine_version" ? "version_key" : column === "precision" ? "precision_order" : column === "workload" ? "workload_order" : null });
+    }
+
+    buildBar(rows) {
+      const by = this.byDim();
+      const options = this.values(rows, by.column);
+      if (!options.includes(this.state.a)) this.state.a = options[0] || "";
+      if (!options.includes(this.state.b)) this.state.b = options.find((o) => o !== this.state.a) || "";
+      const set = (patch) => {
+        Object.assign(this.state, patch);
+        this.update(true);
+      };
+      this.bar.replaceChildren(
+        this.select(this.ui.by, by.label, this.cfg.by.map((d) => d.label), (label) => {
+          const d = this.cfg.by.find((x) => x.label === label);
+          const where = { ...this.state.where };
+          delete where[d.key];
+          set({ by: d.key, a: "", b: "", where });
+        }),
+        this.select(this.ui.a, this.state.a, options, (v) => set({ a: v })),
+        this.select(this.ui.b, this.state.b, options, (v) => set({ b: v })),
+        ...this.filters
+          .filter((f) => f.key !== by.key)
+          .map((f) =>
+            this.select(f.label, this.state.where[f.key] || "", this.values(this.all, f.column), (v) => {
+              const where = { ...this.state.where };
+              if (v) where[f.key] = v;
+              else delete where[f.key];
+              set({ where });
+            }, this.ui.any)
+          )
+      );
+      if (by.column !== "precision" && (this.cfg.free || []).includes("precision")) {
+        const box = el("label", { class: "lb-compare-field" });
+        const check = el("input", { type: "checkbox" });
+        check.checked = this.state.free !== "precision";
+        check.addEventListener("change", () => set({ free: check.checked ? "" : "precision" }));
+        box.append(check, " " + this.ui.free);
+        this.bar.append(box);
+      }
+    }
+
+    // Configurations with runs on both sides: per side the best run (highest metric) of each.
+    pairs(rows) {
+      const by = this.byDim().column;
+      const metric = this.cfg.metric;
+      const keys = this.cfg.match.filter((c) => c !== by && c !== this.state.free);
+      const best = new Map(); // configuration key -> {a, b}
+      for (const r of rows) {
+        const v = String(r[by]);
+        const side = v === this.state.a ? "a" : v === this.state.b ? "b" : null;
+        if (!side) continue;
+        const k = keys.map((c) => String(r[c] ?? "")).join("\u0001");
+        const entry = best.get(k) || {};
+        if (!entry[side] || r[metric] > entry[side][metric]) entry[side] = r;
+        best.set(k, entry);
+      }
+      const out = [];
+      for (const e of best.values()) if (e.a && e.b) out.push(e);
+      const order = (r) => [r.model_name, r.precision_order, r.workload_order, r.tp, r.pp, r.publisher, r.version_key];
+      out.sort((x, y) => {
+        const p = order(x.a), q = order(y.a);
+        for (let i = 0; i < p.length; i++) if (p[i] !== q[i]) return p[i] < q[i] ? -1 : 1;
+        return 0;
+      });
+      return out;
+    }
+
+    label(r) {
+      const by = this.byDim().column;
+      const parts = [];
+      if (by !== "gpu") parts.push(r.gpu);
+      const precision = this.state.free === "precision" ? `${r.precision} vs ${r.other.precision}` : r.precision;
+      parts.push(r.model_name + (by !== "precision" ? " " + precision : ""), r.workload, "TP" + r.tp + (r.pp > 1 ? " PP" + r.pp : "") + (r.ep > 1 ? " EP" + r.ep : ""));
+      parts.push(r.publisher + (by !== "engine_version" ? " " + r.engine_version : "") + (by !== "engine" && r.engine !== "tensorrt-llm" ? " " + r.engine : ""));
+      return parts.join(" · ");
+    }
+
+    async update(push) {
+      const rows = this.filtered();
+      this.buildBar(rows);
+      if (push) this.writeUrl();
+      const pairs = this.pairs(rows);
+      const metric = this.cfg.metric;
+      const data = pairs.map((p, i) => ({
+        label: this.label({ ...p.a, other: p.b }), order: i, a: p.a[metric], b: p.b[metric], ratio: p.a[metric] / p.b[metric],
+        run_id: null, a_run: p.a.run_id, b_run: p.b.run_id,
+      }));
+      const n = data.length;
+      this.root.querySelector(".lb-compare-summary").textContent = n
+        ? `${this.state.a} vs ${this.state.b}: ` + this.ui.matched.replace("{n}", COUNT.format(n))
+        : this.ui.none;
+      const g = n ? Math.exp(data.reduce((s, d) => s + Math.log(d.ratio), 0) / n) : null;
+      this.root.querySelector(".lb-compare-geomean").textContent = g
+        ? this.ui.geomean.replace("{g}", g.toFixed(2) + "×")
+        : "";
+      this.renderTable(data);
+      await setRows(this.chart, data);
+      this.root.dataset.lbRendered = String((Number(this.root.dataset.lbRendered) || 0) + 1);
+    }
+
+    renderTable(data) {
+      const card = (id) => (this.root.dataset.lbCard || "runs.html") + "#" + encodeURIComponent(id);
+      const head = el("tr");
+      for (const h of [this.ui.config, `A: ${this.state.a}`, `B: ${this.state.b}`, this.ui.ratio]) head.append(el("th", { scope: "col" }, h));
+      const thead = el("thead");
+      thead.append(head);
+      const tbody = el("tbody");
+      for (const d of data) {
+        const tr = el("tr");
+        tr.append(el("td", {}, d.label));
+        for (const [v, id] of [[d.a, d.a_run], [d.b, d.b_run]]) {
+          const td = el("td", { class: "lb-num" });
+          td.append(el("a", { href: card(id) }, NUMBER.format(v)));
+          tr.append(td);
+        }
+        tr.append(el("td", { class: "lb-num" }, d.ratio.toFixed(2)));
+        tbody.append(tr);
+      }
+      this.table.replaceChildren(thead, tbody);
+    }
+  }
+
+  /* ---- the run card (runs.html#<id>) --------------------------------------------------------- */
+
+  // Only web links become links: a result file cannot smuggle a javascript: URL into an href.
+  function webUrl(v) {
+    try {
+      const u = new URL(String(v));
+      return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function cardValue(key, v) {
+    if (typeof v === "boolean") return v ? UI.yes : UI.no;
+    if (typeof v === "number") return NUMBER.format(v);
+    return String(v);
+  }
+
+  function showCard(node, rows) {
+    const sections = json(node, "data-lb-sections", []);
+    const repo = webUrl(node.dataset.lbRepo) ? node.dataset.lbRepo.replace(/\/$/, "") : "";
+    const id = decodeURIComponent(location.hash.slice(1));
+    node.textContent = "";
+    const run = id ? rows.find((r) => r.run_id === id) : null;
+    if (!run) {
+      node.append(el("p", { class: "lb-status" }, id ? UI.noSuchRun(id) : UI.noRunChosen));
+      node.append(el("a", { href: node.dataset.lbExplorer || "explorer.html", class: "md-button" }, UI.toExplorer));
+      return;
+    }
+    const title = `${run.model_name} ${run.precision} on ${run.gpu}, TP ${run.tp}${run.pp > 1 ? ", PP " + run.pp : ""}, ISL/OSL ${run.workload}`;
+    node.append(el("h2", {}, title));
+    const idLine = el("p", { class: "lb-card-id" });
+    idLine.append(UI.runId + " ", el("code", {}, run.run_id));
+    node.append(idLine);
+    const path = String(run.file || "").split("/").map(encodeURIComponent).join("/");
+    const fileUrl = repo && run.file ? `${repo}/blob/${encodeURIComponent(node.dataset.lbBranch || "main")}/results/${path}` : null;
+    for (const section of sections) {
+      const dl = el("dl", { class: "lb-card-fields" });
+      for (const [key, label] of section.fields) {
+        const v = run[key];
+        if (v === null || v === undefined || v === "") continue;
+        const dd = el("dd");
+        const link = key === "file" ? fileUrl : key === "source_url" || key === "site_url" ? webUrl(v) : null;
+        if (key === "command" || key === "extra_options") {
+          const pre = el("pre");
+          pre.append(el("code", {}, String(v)));
+          dd.append(pre);
+        } else if (link) dd.append(el("a", { href: link, rel: "noopener" }, String(v)));
+        else dd.textContent = cardValue(key, v);
+        dl.append(el("dt", {}, label), dd);
+      }
+      if (!dl.children.length) continue;
+      node.append(el("h3", {}, section.title), dl);
+    }
+    if (repo) {
+      const body = UI.reportBody(run.run_id, location.href, run.file || "");
+      const q = new URLSearchParams({ title: UI.reportTitle(run.run_id, title), body });
+      const a = el("a", { href: `${repo}/issues/new?${q}`, class: "md-button lb-report", rel: "noopener" }, UI.report);
+      node.append(a);
+    }
+    if (!node.__lbTitle) node.__lbTitle = document.title;
+    document.title = `${title} · ${node.__lbTitle}`;
+  }
+
   /* ---- page lifecycle ------------------------------------------------------------------------- */
 
   function showError(node, error) {
     node.textContent = "";
-    node.append(el("p", { class: "lb-status lb-error" }, "This chart could not be drawn: " + error.message));
+    node.append(el("p", { class: "lb-status lb-error" }, UI.chartError + error.message));
     console.error(error);
   }
 
@@ -572,8 +956,26 @@
           .catch((e) => showError(root, e))
       );
     });
+    document.querySelectorAll(".lb-compare").forEach((root) => {
+      const cmp = new Compare(root);
+      jobs.push(
+        loadRows(root.dataset.lbSrc, root.dataset.lbKey)
+          .then((rows) => cmp.init(rows))
+          .catch((e) => showError(root, e))
+      );
+    });
+    document.querySelectorAll(".lb-runcard").forEach((node) => {
+      jobs.push(
+        loadRows(node.dataset.lbSrc, node.dataset.lbKey)
+          .then((rows) => {
+            showCard(node, rows);
+            node.__lbRows = rows;
+          })
+          .catch((e) => showError(node, e))
+      );
+    });
     document.querySelectorAll(".lb-chart").forEach((node) => {
-      if (node.closest(".lb-scope")) return;
+      if (node.closest(".lb-scope, .lb-compare")) return;
       jobs.push(
         loadRows(node.dataset.lbSrc, node.dataset.lbKey)
           .then((rows) => embed(node, rows.filter(fixedMatcher(json(node, "data-lb-fixed", {})))))
@@ -592,6 +994,12 @@
   });
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape") scopes.forEach((s) => s.widgets && s.toggle(null, false));
+  });
+
+  // Another run's permalink on the run card's page: redraw the card.
+  window.addEventListener("hashchange", () => {
+    const node = document.querySelector(".lb-runcard");
+    if (node && node.__lbRows) showCard(node, node.__lbRows);
   });
 
   window.addEventListener("popstate", () => {

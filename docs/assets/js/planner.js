@@ -11,22 +11,25 @@
   // ------------------------------------------------------------------ pure functions (node-testable)
 
   function kvElementsPerLayer(arch) {
-    return arch.kv_dim_per_layer || 2 * arch.kv_heads * arch.head_dim;
+    if (arch.kv_lora_rank) return arch.kv_lora_rank + arch.qk_rope_head_dim;
+    return 2 * arch.kv_heads * arch.head_dim;
   }
 
   function kvElementsPerToken(arch) {
     return arch.layers * kvElementsPerLayer(arch);
   }
 
-  function windowedLayers(arch) {
-    if (!arch.sliding_window) return 0;
-    return arch.sliding_window_layers || arch.layers;
+  function layerCounts(arch) {
+    var pattern = arch.layer_pattern || "F";
+    var counts = { F: 0, S: 0, C: 0 };
+    for (var i = 0; i < arch.layers; i++) counts[pattern[i % pattern.length]] += 1;
+    return counts;
   }
 
   function cachedPositions(arch, seqLen) {
-    var w = windowedLayers(arch);
-    var window = w ? Math.min(seqLen, arch.sliding_window) : 0;
-    return (arch.layers - w) * seqLen + w * window;
+    var c = layerCounts(arch);
+    var windowed = Math.min(seqLen, arch.window || seqLen);
+    return c.F * seqLen + (c.S + c.C) * windowed;
   }
 
   function kvBytesPerToken(arch, kvBytes) {
@@ -41,12 +44,66 @@
     return kvElementsPerLayer(arch) * cachedPositions(arch, seqLen) * kvBytes;
   }
 
-  function weightBytes(arch, precision, C) {
-    return arch.params_b * 1e9 * C.WEIGHT_BYTES[precision];
+  function attentionParamsPerLayer(arch) {
+    var h = arch.hidden_size, heads = arch.attention_heads, hd = arch.head_dim;
+    if (arch.kv_lora_rank) {
+      var rope = arch.qk_rope_head_dim, kvLora = arch.kv_lora_rank, qLora = arch.q_lora_rank;
+      var q = qLora ? h * qLora + qLora * heads * (hd + rope) : h * heads * (hd + rope);
+      return q + h * (kvLora + rope) + kvLora * heads * 2 * hd + heads * hd * h;
+    }
+    return 2 * h * heads * hd + 2 * h * arch.kv_heads * hd;
   }
 
-  function kvBytesPerSequencePerGpu(arch, kvBytes, seqLen, tp, pp) {
-    var headShare = arch.kv_dim_per_layer ? 1.0 : Math.ceil(arch.kv_heads / tp) / arch.kv_heads;
+  function paramGroups(arch) {
+    var h = arch.hidden_size, vocab = arch.vocab_size;
+    var experts = arch.experts || 0;
+    var moeLayers = experts ? arch.moe_layers || arch.layers : 0;
+    var g = {
+      embeddings: vocab * h,
+      lm_head: vocab * h,
+      attention: arch.layers * attentionParamsPerLayer(arch),
+      router: moeLayers * h * experts,
+      experts: moeLayers * experts * 3 * h * arch.intermediate_size,
+    };
+    var counted = g.embeddings + g.lm_head + g.attention + g.router + g.experts;
+    g.dense = Math.max(0, arch.params_b * 1e9 - counted);
+    return g;
+  }
+
+  function groupBytesPerWeight(arch, precision, C) {
+    var fmt = (arch.formats || {})[precision] || C.PRECISIONS[precision].format;
+    var quantised = C.FORMAT_BYTES[fmt];
+    var kept = (arch.kept_16bit || {})[precision] || C.DEFAULT_KEPT_16BIT;
+    var out = {};
+    C.GROUPS.forEach(function (g) {
+      out[g] = quantised >= C.HALF_BYTES || kept.indexOf(g) < 0 ? quantised : C.HALF_BYTES;
+    });
+    return out;
+  }
+
+  function weightBytesByGroup(arch, precision, C) {
+    var per = groupBytesPerWeight(arch, precision, C), groups = paramGroups(arch), out = {};
+    C.GROUPS.forEach(function (g) { out[g] = groups[g] * per[g]; });
+    return out;
+  }
+
+  function weightBytes(arch, precision, C) {
+    var by = weightBytesByGroup(arch, precision, C);
+    return C.GROUPS.reduce(function (sum, g) { return sum + by[g]; }, 0);
+  }
+
+  function weightBytesPerGpu(arch, precision, tp, pp, attentionDp, C) {
+    var by = weightBytesByGroup(arch, precision, C), total = 0;
+    C.GROUPS.forEach(function (g) {
+      var replicated = attentionDp && C.REPLICATED_UNDER_ATTENTION_DP.indexOf(g) >= 0;
+      total += by[g] / (replicated ? pp : tp * pp);
+    });
+    return total;
+  }
+
+  function kvBytesPerSequencePerGpu(arch, kvBytes, seqLen, tp, pp, attentionDp) {
+    var whole = Boolean(arch.kv_lora_rank) || Boolean(attentionDp);
+    var headShare = whole ? 1.0 : Math.ceil(arch.kv_heads / tp) / arch.kv_heads;
     var stageShare = Math.ceil(arch.layers / pp) / arch.layers;
     return kvBytesPerSequence(arch, kvBytes, seqLen) * headShare * stageShare;
   }
@@ -69,11 +126,12 @@
   function plan(arch, inp, C) {
     var tp = inp.tp || 1, pp = inp.pp || 1, n = tp * pp;
     var maxNumTokens = inp.max_num_tokens || C.DEFAULT_MAX_NUM_TOKENS;
-    var kvB = C.KV_BYTES[inp.kv_dtype];
+    var kvB = C.KV_BYTES[inp.kv_dtype], adp = Boolean(inp.attention_dp);
+    var batch = adp ? Math.ceil(inp.batch / tp) : inp.batch;
     var out = {
-      weights: weightBytes(arch, inp.weight_precision, C) / n,
-      kv_cache: inp.batch * kvBytesPerSequencePerGpu(arch, kvB, inp.seq_len, tp, pp),
-      activations: activationBytesPerGpu(arch, inp.batch, inp.seq_len, tp, maxNumTokens, C),
+      weights: weightBytesPerGpu(arch, inp.weight_precision, tp, pp, adp, C),
+      kv_cache: batch * kvBytesPerSequencePerGpu(arch, kvB, inp.seq_len, tp, pp, adp),
+      activations: activationBytesPerGpu(arch, batch, inp.seq_len, tp, maxNumTokens, C),
       overhead: overheadBytesPerGpu(n, C),
     };
     out.total = out.weights + out.kv_cache + out.activations + out.overhead;
@@ -113,6 +171,8 @@
     kvBytesPerToken: kvBytesPerToken,
     kvBytesPerTokenSimplified: kvBytesPerTokenSimplified,
     kvBytesPerSequence: kvBytesPerSequence,
+    paramGroups: paramGroups,
+    weightBytes: weightBytes,
     plan: plan,
     smallestFit: smallestFit,
     fitTable: fitTable,
@@ -181,6 +241,7 @@
       tp: parseInt(f.tp.value, 10),
       pp: parseInt(f.pp.value, 10),
       max_num_tokens: Math.max(1, parseInt(f.max_num_tokens.value, 10) || 1),
+      attention_dp: f.attention_dp.checked,
     };
   }
 
@@ -205,6 +266,7 @@
       tp: pick("tp", TP_CHOICES, "4"),
       pp: pick("pp", PP_CHOICES, "1"),
       max_num_tokens: int("max_num_tokens", data.constants.DEFAULT_MAX_NUM_TOKENS),
+      attention_dp: q.get("adp") === "1",
     };
   }
 
@@ -213,6 +275,7 @@
     q.set("model", s.model); q.set("weights", s.weight_precision); q.set("kv", s.kv_dtype);
     q.set("batch", s.batch); q.set("seq", s.seq_len); q.set("tp", s.tp); q.set("pp", s.pp);
     q.set("max_num_tokens", s.max_num_tokens);
+    q.set("adp", s.attention_dp ? "1" : "0");
     root.history.replaceState(null, "", "?" + q.toString() + root.location.hash);
   }
 
@@ -234,10 +297,18 @@
       lines.push("Warning: TP" + s.tp + " does not divide the " + arch.attention_heads + " attention heads; " +
         "TensorRT-LLM will refuse this layout.");
     }
-    if (windowedLayers(arch)) {
-      lines.push(windowedLayers(arch) + " of " + arch.layers + " layers use a " + arch.sliding_window +
-        "-token sliding window and cache only that window.");
+    var counts = layerCounts(arch);
+    if (counts.S || counts.C) {
+      lines.push((counts.S || counts.C) + " of " + arch.layers + " layers use " +
+        (counts.S ? "a " + arch.window + "-token sliding window" : "chunked attention in blocks of " + arch.window + " tokens") +
+        " and cache at most " + arch.window + " tokens.");
     }
+    var per = groupBytesPerWeight(arch, s.weight_precision, C);
+    var kept = C.GROUPS.filter(function (g) { return per[g] === C.HALF_BYTES && per.experts !== C.HALF_BYTES; });
+    var fmt = (arch.formats || {})[s.weight_precision] || C.PRECISIONS[s.weight_precision].format;
+    lines.push("Weights: " + fmt + " at " + (8 * per.experts).toFixed(3).replace(/\.?0+$/, "") + " bits per weight" +
+      (kept.length ? "; kept in 16 bit: " + kept.join(", ").replace(/_/g, " ") : "") +
+      (s.attention_dp ? "; attention DP: attention, embeddings and lm_head whole on every GPU" : "") + ".");
     lines.forEach(function (t) { box.appendChild(el("p", {}, t)); });
   }
 
@@ -294,6 +365,9 @@
     field(form, "TP", select("tp", TP_CHOICES, s0.tp));
     field(form, "PP", select("pp", PP_CHOICES, s0.pp));
     field(form, "max_num_tokens", number("max_num_tokens", s0.max_num_tokens, 1, 1048576));
+    var adp = el("input", { type: "checkbox", name: "attention_dp" });
+    adp.checked = s0.attention_dp;
+    field(form, "Attention DP", adp);
     var summary = el("div", { class: "llmbench-planner__summary", "aria-live": "polite" });
     var bars = el("div", { class: "llmbench-planner__bars" });
     host.appendChild(form);

@@ -1,0 +1,139 @@
+"""Compare mode (``docs/compare.md``, the ``<!-- compare -->`` marker): A against B along one dimension
+(two GPUs, releases, precisions or engines) over the configurations both have.
+
+The matching rule lives here and is shipped to the page script as data: two runs are comparable when
+every column of ``MATCH`` but the compared one is equal; per side the best per-GPU output throughput of a
+configuration is taken. Sources of a kind in ``EXCLUDED_KINDS`` never enter a comparison (MLPerf figures
+are not to be set beside others), and ``pages.py`` uses ``matched`` for the GPU pages' "compare with"
+links, so the page and its links agree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+from site_gen.queries import MAX_PCT_OF_BOUND, within_bound
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# The dimensions one can compare along: key (URL), label, column of the runs.
+BY: tuple[tuple[str, str, str], ...] = (
+    ("gpu", "GPU", "gpu"),
+    ("version", "Engine release", "engine_version"),
+    ("precision", "Precision", "precision"),
+    ("engine", "Engine", "engine"),
+)
+# A configuration: what must be equal on both sides (the compared column excepted).
+MATCH: tuple[str, ...] = (
+    "model_name", "precision", "workload", "tp", "pp", "ep", "publisher", "engine", "engine_version", "gpu",
+)  # fmt: skip
+METRIC = "output_tps_per_gpu"
+EXCLUDED_KINDS: tuple[str, ...] = ()  # source kinds kept out of every comparison (e.g. "mlperf")
+
+# A match column a comparison may leave free ("free=precision" in the URL): each side's best whatever its
+# precision. NVIDIA publishes B200 at FP4 and H200 at FP8 only, so their only comparison is this one; the
+# rows then name both precisions.
+FREE = ("precision",)
+
+# (label, by, A, B, extra URL parameters): kept only when the data match at least one configuration.
+PRESETS: tuple[tuple[str, str, str, str, dict[str, str]], ...] = (
+    ("H100 vs H200", "gpu", "H100 SXM 80GB", "H200 SXM 141GB", {}),
+    (
+        "B200 vs H200 (each at its best precision)",
+        "gpu",
+        "B200 180GB",
+        "H200 SXM 141GB",
+        {"free": "precision"},
+    ),
+    ("FP8 vs FP16 on H200", "precision", "FP8", "FP16", {"gpu": "H200 SXM 141GB"}),
+)
+
+UI = {  # the page's words (one place for a translation)
+    "by": "Compare",
+    "a": "A",
+    "b": "B",
+    "model": "Model",
+    "workload": "Workload (ISL/OSL)",
+    "any": "any",
+    "presets": "Presets:",
+    "matched": "{n} configurations that both have",
+    "none": "No configuration has runs for both. Choose another pair or fewer filters.",
+    "geomean": "Geometric mean of A ÷ B over these configurations: {g}",
+    "ratio": "A ÷ B",
+    "free": "Match precision",
+    "config": "Configuration",
+}
+
+
+def _usable(runs: pd.DataFrame) -> pd.DataFrame:
+    """Runs a comparison may use: with the metric, of an included kind, not above their bound."""
+    df = within_bound(runs[runs[METRIC].notna()])
+    if EXCLUDED_KINDS:
+        df = df[~df["source_kind"].isin(EXCLUDED_KINDS)]
+    return df
+
+
+def matched(runs: pd.DataFrame, column: str, a: str, b: str, where: dict[str, str] | None = None) -> int:
+    """How many configurations have runs with ``column == a`` and with ``column == b``."""
+    df = _usable(runs)
+    where = dict(where or {})
+    free = where.pop("free", None)
+    for key, value in where.items():
+        df = df[df[_column(key)].astype(str) == value]
+    keys = [c for c in MATCH if c not in (column, free) and c in df.columns]
+    sides = [
+        set(map(tuple, df.loc[df[column].astype(str) == v, keys].astype(str).itertuples(index=False)))
+        for v in (a, b)
+    ]
+    return len(sides[0] & sides[1])
+
+
+def partners(runs: pd.DataFrame, column: str = "gpu", top: int = 3) -> dict[str, list[tuple[str, int]]]:
+    """For each value of ``column``: the values sharing the most configurations with it (``matched``'s
+    rule), most first, for the "compare with" links of the GPU pages."""
+    df = _usable(runs)
+    keys = [c for c in MATCH if c != column and c in df.columns]
+    configs = {
+        str(v): set(map(tuple, g[keys].astype(str).itertuples(index=False))) for v, g in df.groupby(column)
+    }
+    out: dict[str, list[tuple[str, int]]] = {}
+    for v, mine in configs.items():
+        counts = [(w, len(mine & theirs)) for w, theirs in configs.items() if w != v]
+        out[v] = sorted([c for c in counts if c[1]], key=lambda c: -c[1])[:top]
+    return out
+
+
+def _column(key: str) -> str:
+    from site_gen.dimensions import get
+
+    return get(key).column
+
+
+def href(page: str, by: str, a: str, b: str, where: dict[str, str] | None = None) -> str:
+    """The compare page's URL for a pair (relative ``page``, e.g. ``../../compare.html``)."""
+    return f"{page}?" + urlencode({"by": by, "a": a, "b": b, **(where or {})})
+
+
+def presets(runs: pd.DataFrame) -> list[dict[str, str]]:
+    out = []
+    for label, by, a, b, where in PRESETS:
+        column = dict((k, c) for k, _, c in BY)[by]
+        if matched(runs, column, a, b, where):
+            out.append({"label": label, "href": href("", by, a, b, where)})
+    return out
+
+
+def config(runs: pd.DataFrame) -> dict[str, Any]:
+    """What the page script needs: the dimensions, the matching rule, the metric, the presets, words."""
+    return {
+        "by": [{"key": k, "label": label, "column": c} for k, label, c in BY],
+        "match": list(MATCH),
+        "free": list(FREE),
+        "metric": METRIC,
+        "excluded_kinds": list(EXCLUDED_KINDS),
+        "max_pct_of_bound": MAX_PCT_OF_BOUND,
+        "presets": presets(runs),
+        "ui": UI,
+    }

@@ -1,0 +1,131 @@
+"""Every chart page as a reader first sees it: a fixed viewport (desktop 1440x900, phone 390x844), no
+resize, no full-page capture. Each chart drawn is exported with Vega's SVG renderer (``view.toSVG()``,
+the same scene at the same size) and measured in the page: every axis label, axis title, legend and
+chart title must lie inside the chart's view box, and the tick labels of a quantitative axis must read
+as whole numbers ("1,000", never "00", the clipped rendering the first render used to give). The
+chart's layout must also equal its own layout after a resize (what used to fix it).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.site.conftest import ROOT, Watched
+
+pytestmark = pytest.mark.browser
+SHOTS = ROOT / "build" / "screenshots" / "first-render"
+
+# A tick label of a linear or log axis: an optional sign, 1-3 digits then groups of three, an optional
+# decimal part and SI suffix (Vega's defaults: "1,000", "0.5", "20k"). "00" or ",000" do not match.
+NUMBER = re.compile(r"^[-−]?(0|[1-9]\d{0,2}(,\d{3})*)(\.\d+)?[kMG%]?$")
+
+# For each chart: the SVG of its current scene, measured in a fixed-position box at the top left of the
+# page, every text mark of an axis, legend or title compared with the SVG's own view box; the labels of
+# quantitative axes (from the scenegraph: the axis' scale type); the layout before and after a resize.
+MEASURE = """async () => {
+  const out = [];
+  for (const c of window.llmbench.charts()) {
+    if (!c.view || c.target.hidden) continue;
+    const v = c.view;
+    const before = {origin: v.origin(), width: v.width(), height: v.height()};
+    const svg = await v.toSVG();
+    const box = document.createElement('div');
+    box.style.cssText = 'position:fixed;left:0;top:0;visibility:hidden;';
+    box.innerHTML = svg;
+    document.body.append(box);
+    const root = box.querySelector('svg');
+    const frame = root.getBoundingClientRect();
+    const clipped = [];
+    root.querySelectorAll('text').forEach((t) => {
+      const group = t.closest('[class*="role-axis"], [class*="role-legend"], [class*="role-title"]');
+      if (!group || !t.textContent.trim()) return;
+      const r = t.getBoundingClientRect();
+      if (r.left < frame.left - 1 || r.top < frame.top - 1 || r.right > frame.right + 1 ||
+          r.bottom > frame.bottom + 1) clipped.push(t.textContent);
+    });
+    box.remove();
+    const numeric = [];
+    const walk = (node) => {
+      for (const item of node.items || []) {
+        if (node.role === 'axis' && item.datum && item.datum.scale) {
+          const type = v.scale(item.datum.scale).type;
+          if (['linear', 'log', 'pow', 'sqrt', 'symlog'].includes(type)) {
+            const labels = [];
+            const collect = (n) => {
+              if (n.role === 'axis-label') for (const i of n.items) labels.push(i.text);
+              for (const i of n.items || []) collect(i);
+            };
+            collect(item);
+            // Vega-Lite draws the grid as a second axis without labels
+            if (labels.length) numeric.push({scale: item.datum.scale, labels: labels.map(String)});
+          }
+        }
+        walk(item);
+      }
+    };
+    walk(v.scenegraph().root);
+    await v.resize().runAsync();
+    const after = {origin: v.origin(), width: v.width(), height: v.height()};
+    out.push({label: c.el.getAttribute('aria-label'), container: c.el.clientWidth,
+              svgWidth: frame.width, clipped, numeric, before, after});
+  }
+  return out;
+}"""
+
+
+def chart_pages(site: Path) -> list[str]:
+    return sorted(
+        str(p.relative_to(site))
+        for p in site.rglob("*.html")
+        if "assets" not in p.parts and 'class="lb-chart"' in p.read_text(encoding="utf-8")
+    )
+
+
+# The phone pass covers one page of each kind (every page at phone width doubles the test's time).
+PHONE = ("index.html", "explorer.html", "generated/views/tp-scaling.html",
+         "generated/views/version-history.html", "generated/gpus/h200-sxm-141gb.html",
+         "generated/models/llama-3-1-70b.html")  # fmt: skip
+
+
+@pytest.mark.parametrize(("width", "height"), [(1440, 900), (390, 844)], ids=["desktop", "phone"])
+def test_every_chart_is_drawn_whole_on_first_render(
+    real_site: Path, real_url: str, browser: object, width: int, height: int
+) -> None:
+    pages = chart_pages(real_site / "site")
+    assert {"index.html", "explorer.html", "generated/gpus/h200-sxm-141gb.html"} <= set(pages)
+    if width < 500:
+        pages = [p for p in pages if p in PHONE]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w = Watched(browser, width, height)
+    problems: list[str] = []
+    charts = 0
+    try:
+        for path in pages:
+            w.open(f"{real_url}/{path}")
+            if path in PHONE:  # the viewport as the reader sees it, for a person to look at
+                w.page.screenshot(path=str(SHOTS / f"{path.replace('/', '_')}-{width}.png"))
+            for c in w.page.evaluate(MEASURE):
+                charts += 1
+                where = f"{path} [{c['label']}]"
+                if c["clipped"]:
+                    problems.append(f"{where}: cut off at the chart's edge: {c['clipped'][:5]}")
+                if c["svgWidth"] > c["container"] + 1:
+                    problems.append(f"{where}: {c['svgWidth']} px wide in a {c['container']} px box")
+                if not c["numeric"]:  # every chart of the site has a quantitative axis
+                    problems.append(f"{where}: no labelled quantitative axis")
+                for axis in c["numeric"]:
+                    # a log axis leaves the labels between powers of ten empty on purpose
+                    shown = [s for s in axis["labels"] if s]
+                    bad = [s for s in shown if not NUMBER.match(s)]
+                    if bad or not shown:
+                        problems.append(f"{where}: axis {axis['scale']} labels not numbers: {bad}")
+                if c["before"] != c["after"]:
+                    problems.append(f"{where}: layout changes on resize: {c['before']} -> {c['after']}")
+        assert w.errors == [], w.errors
+    finally:
+        w.close()
+    assert charts >= len(pages)
+    assert problems == [], "\n".join(problems)

@@ -1,0 +1,246 @@
+"""The option inventory (bench/trtllm/cli_inventory.yaml) and the commands built from it.
+
+Authorities: the click definitions in TensorRT-LLM's source as read by hand at the commits the inventory
+names (the claims of issue 10), a hand-written checkout for the generator script, and click itself, which
+parses every emitted command against options rebuilt from the inventory.
+"""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+import yaml
+
+from bench.sweep import engine
+from bench.trtllm import inventory
+from tests.sweep.helpers import merge, plan
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "bench" / "trtllm" / "extract_inventory.py"
+
+
+def _names(rel: str, command: str) -> set[str]:
+    release = inventory.for_version(rel)
+    assert release is not None
+    return set(release.options(command))
+
+
+# --- what the source says (read by hand at the commits cited in the inventory) ---------------------------
+
+
+def test_0_14_build_takes_max_seq_length_exclusive_with_dataset() -> None:
+    rel = inventory.for_version("0.14.0")
+    assert "--max_seq_length" in rel.options("build") and "--max_seq_len" not in rel.options("build")
+    (group,) = rel.exclusive_groups("build")
+    assert group["cls"] == "RequiredMutuallyExclusiveOptionGroup"
+    assert sorted(group["options"]) == ["--dataset", "--max_seq_length"]
+
+
+def test_0_13_to_0_16_throughput_has_no_report_json_concurrency_or_warmup() -> None:
+    names = _names("0.14.0", "throughput")
+    assert not names & {"--report_json", "--concurrency", "--warmup", "--backend", "--tp"}
+    assert {"--engine_dir", "--max_batch_size", "--max_num_tokens", "--beam_width", "--dataset"} <= names
+    assert {"--kv_cache_free_gpu_mem_fraction", "--num_requests", "--streaming"} <= names
+    assert inventory.for_version("0.14").options("throughput")["--request_rate"]["hidden"] is True
+
+
+def test_0_12_launcher_is_trtllm_hlapi_launch_and_1_0_is_trtllm_llmapi_launch() -> None:
+    assert inventory.for_version("0.12.0").launcher == "trtllm-hlapi-launch"
+    assert inventory.for_version("1.0.0").launcher == "trtllm-llmapi-launch"
+
+
+def test_1_0_concurrency_is_its_own_mutually_exclusive_group_and_no_config_alias() -> None:
+    rel = inventory.for_version("1.0.0rc4")
+    (group,) = rel.exclusive_groups("throughput")
+    assert group["options"] == ["--concurrency"] and group["constraint"] == "at-most-one"
+    assert "--config" not in rel.options("throughput")
+    assert rel.options("throughput")["--warmup"]["default"] == 2
+
+
+def test_every_option_cites_file_and_commit() -> None:
+    for rel in inventory.releases():
+        for name, cmd in rel.data["commands"].items():
+            for opt in cmd["options"]:
+                src = opt["source"]
+                assert src["file"].endswith(".py") and src["line"] > 0, (rel.name, name, opt["names"])
+                assert len(str(src["commit"])) == 40 or src["commit"] == "unresolved"
+
+
+# --- the generator on a hand-written checkout -------------------------------------------------------------
+
+GROUP = """import click
+from tensorrt_llm.bench.work import work_command
+
+@click.group(name="trtllm-bench")
+@click.option("--model", "-m", required=True, type=str)
+@click.pass_context
+def main(ctx, model):
+    pass
+
+main.add_command(work_command)
+"""
+WORK = """import click
+from click_option_group import optgroup, MutuallyExclusiveOptionGroup
+
+@click.command(name="work")
+@optgroup.group("Limits", cls=MutuallyExclusiveOptionGroup)
+@optgroup.option("--rate", type=click.FloatRange(min=0.5), default=1.5)
+@optgroup.option("--count", type=int)
+@click.option("--fast/--slow", default=False, hidden=True)
+@click.option("--mode", type=click.Choice(["a", "b"]), default="a")
+@click.pass_obj
+def work_command(env, **params):
+    pass
+"""
+SETUP = """setup(entry_points={'console_scripts': ['trtllm-bench=tensorrt_llm.commands.bench:main']},
+      scripts=['tensorrt_llm/x/trtllm-x-launch'])
+"""
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env |= {"GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
+    ).stdout
+
+
+def test_generator_reads_a_git_tag_with_ast(tmp_path: Path) -> None:
+    repo = tmp_path / "trt"
+    for path, text in {
+        "tensorrt_llm/commands/bench.py": GROUP,
+        "tensorrt_llm/bench/work.py": WORK,
+        "setup.py": SETUP,
+    }.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "x")
+    _git(repo, "tag", "v9.1.0")
+    sha = _git(repo, "rev-parse", "HEAD").strip()
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--git", str(repo), "--tag", "v9.1.0"], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    rel = yaml.safe_load(out.stdout)["releases"]["9.1.0"]
+    assert rel["launcher"] == "trtllm-x-launch" and rel["source"]["commit"] == sha
+    work = {o["names"][0]: o for o in rel["commands"]["work"]["options"]}
+    # by hand from WORK above: lines 6..9, FloatRange min 0.5, the slash option is a flag
+    assert work["--rate"]["type"] == {"kind": "float", "min": 0.5} and work["--rate"]["default"] == 1.5
+    assert work["--rate"]["source"] == {"file": "tensorrt_llm/bench/work.py", "commit": sha, "line": 6}
+    assert work["--count"]["group"] == "Limits" and work["--count"]["type"] == {"kind": "int"}
+    assert work["--fast/--slow"]["is_flag"] and work["--fast/--slow"]["hidden"]
+    assert work["--mode"]["type"] == {"kind": "choice", "choices": ["a", "b"]}
+    (group,) = rel["commands"]["work"]["exclusive_groups"]
+    assert group["options"] == ["--rate", "--count"] and group["constraint"] == "at-most-one"
+    assert [o["names"] for o in rel["commands"]["global"]["options"]] == [["--model", "-m"]]
+
+
+def test_generator_names_a_missing_file(tmp_path: Path) -> None:
+    (tmp_path / "SOURCE.yaml").write_text("commit: abc\n")
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--tree", f"1.0.0={tmp_path}"], capture_output=True, text=True
+    )
+    assert out.returncode == 2 and "tensorrt_llm/commands/bench.py not found" in out.stderr
+
+
+# --- every emitted command parses under click options rebuilt from the inventory --------------------------
+
+
+def _click_type(t: dict[str, Any]) -> Any:
+    kind = t["kind"]
+    if kind == "int":
+        return click.IntRange(min=t.get("min"), max=t.get("max"))
+    if kind == "float":
+        return click.FloatRange(min=t.get("min"), max=t.get("max"))
+    if kind == "choice" and "choices" in t:
+        return click.Choice(t["choices"])
+    if kind == "bool":
+        return click.BOOL
+    return click.STRING  # paths: their existence is the run's business, not the command line's
+
+
+def _command(name: str, entry: dict[str, Any], group: bool = False) -> click.Command:
+    params = [
+        click.Option(o["names"], is_flag=o["is_flag"], type=None if o["is_flag"] else _click_type(o["type"]))
+        for o in entry["options"]
+    ]
+    cls = click.Group if group else click.Command
+    return cls(name, params=params, callback=lambda **kw: kw)
+
+
+def _parse(rel: inventory.Release, argv: list[str]) -> tuple[str, dict[str, Any]]:
+    """click's parse of ``trtllm-bench ...`` (raises click.UsageError on an unknown option or bad value)."""
+    main = _command("trtllm-bench", rel.data["commands"]["global"], group=True)
+    for name in rel.subcommands():
+        main.add_command(_command(name, rel.data["commands"][name]))
+    ctx = main.make_context("trtllm-bench", argv[1:])
+    sub_name, sub, rest = main.resolve_command(ctx, [*ctx._protected_args, *ctx.args])
+    sub_ctx = sub.make_context(sub_name, rest, parent=ctx)
+    return sub_name, {k: v for k, v in sub_ctx.params.items() if v not in (None, False)}
+
+
+SETTINGS = [
+    {},
+    {"settings": {"max_batch_size": [64], "max_num_tokens": [2048]}},
+    {"concurrency": [8]},
+    {"streaming": [True, False]},
+    {"settings": {"kv_cache_free_gpu_mem_fraction": 0.8}, "trtllm": {"build": {"max_seq_len": 4096}}},
+]
+
+
+@pytest.mark.parametrize(
+    ("release", "workflow", "settings"),
+    [
+        (r.name, wf, s)
+        for r, wf, s in itertools.product(inventory.releases(), ["legacy-engine", "pytorch"], SETTINGS)
+        if not (wf == "pytorch" and r.name < "0.17")
+    ],
+)
+def test_plan_emits_only_options_the_release_defines(
+    release: str, workflow: str, settings: dict[str, Any], tmp_path: Path
+) -> None:
+    rel = inventory.for_version(release)
+    over = {"trtllm": {"version": release, "workflow": workflow}, "parallelism": {"tp": [1, 2]}}
+    over |= {"run": {"warmup": 3}, "model": {"id": "m/x", "path": "/models/x"}}
+    p = plan(tmp_path, merge(over, settings))
+    assert p.jobs or p.skipped
+    for job in p.jobs:
+        for step in engine.job_steps(job, job.kv_fraction, tmp_path / "r.json"):
+            argv = step.argv[step.argv.index("trtllm-bench") :]
+            sub, given = _parse(rel, argv)
+            assert sub == ("build" if step.name == "build" else "throughput")
+            for group in rel.exclusive_groups(sub):
+                chosen = [o for o in group["options"] if o.lstrip("-") in given]
+                assert len(chosen) <= 1, (step.shell, group)
+                if group["constraint"] == "exactly-one":
+                    assert len(chosen) == 1, (step.shell, group)
+    for s in p.skipped:
+        assert s.reason
+
+
+def test_kisti_v100_example_parses_under_0_14(tmp_path: Path) -> None:
+    from bench.sweep import spec
+
+    p = spec.load_plan(ROOT / "bench/examples/kisti-v100-llama8b-legacy.yaml", out_dir=tmp_path)
+    rel = inventory.for_version("0.14.0")
+    assert p.jobs
+    for job in p.jobs:
+        steps = engine.job_steps(job, job.kv_fraction, tmp_path / "r.json")
+        for step in steps:
+            _parse(rel, step.argv[step.argv.index("trtllm-bench") :])
+        assert any("--report_json" in d and "console report" in d for d in steps[-1].dropped)
+
+
+def test_concurrency_is_skipped_with_the_reason_where_the_release_lacks_it(tmp_path: Path) -> None:
+    over = {"trtllm": {"version": "0.14.0", "workflow": "legacy-engine"}, "concurrency": [4]}
+    p = plan(tmp_path, over)
+    assert not p.jobs and p.skipped
+    assert "has no --concurrency" in p.skipped[0].reason
