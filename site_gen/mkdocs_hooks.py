@@ -9,7 +9,8 @@ Plain ``mkdocs build`` / ``mkdocs serve`` on a fresh clone and ``llmbench site b
   ``generated/`` (nothing is written into docs/; an old on-disk ``docs/generated/`` is ignored);
 - ``on_page_content``: expand the page's chart markers (``site_gen.markers``); a bad marker is a warning,
   so ``mkdocs build --strict`` fails on it and names the page;
-- ``on_post_build``: write the collected data files into ``site/assets/data/``;
+- ``on_post_build``: write the collected data files into ``site/assets/data/`` (the MLPerf page's into
+  ``site/assets/mlperf/``);
 - ``on_serve``: watch results/ and the registries too, so saving a result file rebuilds. A bad file there
   prints its located problems and the rebuild uses the last good database (``mkdocs serve`` would answer
   no request after a failed rebuild); in ``mkdocs build`` it fails the build before any output is written.
@@ -30,6 +31,7 @@ from typing import Any
 log = logging.getLogger("mkdocs.plugins.llmbench")
 _site: Any = None
 _generated: list[Any] | None = None
+_mlperf_files: dict[str, str] = {}  # the MLPerf page's data file (name -> text), for site/assets/mlperf/
 
 GENERATED = "generated"
 SERVING = "LLMBENCH_SERVING"  # set by on_startup: "1" inside `mkdocs serve`
@@ -83,7 +85,7 @@ def on_startup(command: str, dirty: bool) -> None:
 
 
 def on_config(config: Any) -> Any:
-    global _site, _generated
+    global _site, _generated, _mlperf_files
     from mkdocs.exceptions import PluginError
 
     from site_gen import mlperf_pages, pages, queries
@@ -113,8 +115,11 @@ def on_config(config: Any) -> Any:
         repo_branch=extra.get("repo_branch", "main"),
     )
     _generated = pages.pages(runs, queries.gpu_info(read))
-    # the MLPerf page reads its own table, never the runs (MLCommons: no mixing)
-    _generated += [pages.GeneratedPage(p, lambda md=md: md) for p, md in mlperf_pages.pages(read)]
+    # the MLPerf page reads its own table, never the runs (MLCommons: no mixing); its data file has its
+    # own folder
+    mlperf = mlperf_pages.build(read, _site.repo_url, _site.repo_branch)
+    _generated += [pages.GeneratedPage(p, lambda md=md: md) for p, md in mlperf.pages]
+    _mlperf_files = mlperf.files
     return config
 
 
@@ -144,6 +149,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
 
 
 def on_post_build(config: Any) -> None:
+    from site_gen import mlperf_pages
     from site_gen.markers import DATA_DIR
 
     if _site is None:
@@ -152,6 +158,10 @@ def on_post_build(config: Any) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for name, text in _site.files.items():
         (target / name).write_text(text, encoding="utf-8")
+    if _mlperf_files:
+        (mlperf := Path(config["site_dir"]) / mlperf_pages.DATA_DIR).mkdir(parents=True, exist_ok=True)
+        for name, text in _mlperf_files.items():
+            (mlperf / name).write_text(text, encoding="utf-8")
 
 
 def on_serve(server: Any, config: Any, builder: Any) -> Any:
