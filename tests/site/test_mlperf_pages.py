@@ -264,3 +264,9 @@ def test_phone_viewport_tables_scroll_in_their_box(browser, real_url: str) -> No
     page.screenshot(path=str(ROOT / "build" / "mlperf-phone-chart.png"))
     assert not errors
     page.close()
+
+
+def test_home_page_links_the_section_and_says_it_stands_apart(real_site: Path) -> None:
+    home = (real_site / "site" / "index.html").read_text(encoding="utf-8")
+    link = re.search(r'<li><a href="generated/mlperf/index.html">MLPerf® Inference</a>(.*?)</li>', home, re.S)
+    assert link and "never compared with non-MLPerf figures" in " ".join(link.group(1).split())
