@@ -210,10 +210,7 @@ def _select(column: str, label: str, rows: list[dict[str, Any]]) -> str:
     opts += "".join(
         f'<option value="{e(v)}"{" selected" if v == default else ""}>{e(v)}</option>' for v in values
     )
-    return (
-        f'<label>{e(label)} <select data-mlperf-filter="{column}" data-default="{e(default or "")}">'
-        f"{opts}</select></label>"
-    )
+    return f'<label>{e(label)} <select data-mlperf-filter="{column}">{opts}</select></label>'
 
 
 def footnote(rows: list[dict[str, Any]]) -> str:
@@ -296,8 +293,3 @@ def build(db: Path, repo_url: str = "", branch: str = "main") -> Built:
     src = posixpath.relpath(f"{DATA_DIR}/{key}.js", posixpath.dirname(PAGE_URL))
     sources_url = f"{repo_url.rstrip('/')}/tree/{branch}/{SOURCES}" if repo_url else ""
     return Built([(PAGE, render(rows, src, key, sources_url))], {f"{key}.js": text})
-
-
-def pages(db: Path) -> list[tuple[str, str]]:
-    """(path under docs/generated/, Markdown) of the MLPerf pages."""
-    return build(db).pages
