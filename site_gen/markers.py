@@ -181,7 +181,7 @@ class Page:
     def _subset(self, filters: Filters) -> pd.DataFrame:
         return self.site.runs[mask(self.site.runs, filters)]
 
-    def _charts(self, name: str, mk: Marker, caption: str | None = None) -> list[dict[str, str]]:
+    def _charts(self, name: str, mk: Marker, caption: str | None = None) -> list[dict[str, Any]]:
         from site_gen import views
 
         view = views.get(name)
@@ -196,6 +196,7 @@ class Page:
                 "label": view.title,
                 "card": self.card,
                 "caption": caption if i == 0 else None,
+                "reserve": reserved_height(spec),
             }
             for i, spec in enumerate(_specs(name, height, self.site.ctx))
         ]
@@ -220,6 +221,7 @@ class Page:
             dims=json.dumps([d.as_json() for d in dims]),
             defaults=json.dumps(defaults),
             card=self.card,
+            bar=static_bar(self._subset(mk.filters), dims, defaults),
             **kw,
         )
 
@@ -288,6 +290,7 @@ class Page:
                 "label": "A ÷ B per configuration",
                 "card": self.card,
                 "caption": None,
+                "reserve": COMPARE_RESERVE,
             },
         )
 
@@ -332,6 +335,32 @@ class Page:
             workloads=runs["workload"].nunique(),
             best=best,
         )
+
+
+# The least a chart adds to its plot's height (axes, axis titles, a legend row, the export menu), measured
+# in Chromium over every chart page at 1440 and 390 px wide (69-340 px): the placeholder reserves the
+# plot's height plus this before the chart is drawn, so that the page below does not jump when it
+# arrives (layout shift). Charts taller than that push the page by the rest only.
+CHART_CHROME_PX = 110
+COMPARE_RESERVE = 200  # compare's ratio chart grows with its rows (18 px each); a few rows' worth
+
+
+def reserved_height(spec: str) -> int | None:
+    """Pixels to reserve for a chart before it is drawn: its plot height + ``CHART_CHROME_PX``."""
+    height = json.loads(spec).get("height")
+    return height + CHART_CHROME_PX if isinstance(height, int | float) else None
+
+
+def static_bar(sub: pd.DataFrame, dims: Any, defaults: Filters) -> list[dict[str, Any]]:
+    """The filter bar's buttons as the page script first draws them (a dimension with one value only is
+    left out), drawn into the HTML so that the bar takes its height before the script replaces it."""
+    out = []
+    for d in dims:
+        chosen = defaults.get(d.key, [])
+        if sub[d.column].nunique() < 2 and not chosen:
+            continue
+        out.append({"label": d.label, "chosen": chosen})
+    return out
 
 
 # The explorer table's columns, throughput first (what a reader came for, visible without scrolling
