@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 DEFAULT_PRICE = 2.00  # $/GPU-hour: an assumption the reader replaces; no price is looked up
 PRICE_PARAM = "gpu_hour_price"
+PRICE_KEY = "price"  # the page URL's parameter (?price=2.5): the page script restores and writes it
 # Two short lines: one long line ran past the chart's edge on a phone.
 X_TITLE = ["Output tokens/s per user", "(interactivity, ≈ 1000 / TPOT in ms)"]
 Y_TITLE = "Output tokens/s per GPU"
@@ -191,10 +192,14 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
         .encode(text="text:N")
     )
     # autosize fit + contains padding: the log axis' labels and title stay inside the container's width
-    return alt.layer(points, line, note, data=alt.NamedData(DATA_NAME)).properties(
+    # the line under the points: the frontier runs stay hoverable (a line on top took the pointer)
+    return alt.layer(line, points, note, data=alt.NamedData(DATA_NAME)).properties(
         width="container",
         height=max(ctx.height, 360),
         autosize=alt.AutoSizeParams(type="fit", contains="padding"),
+        usermeta={
+            "llmbench": {"urlSignal": {"signal": PRICE_PARAM, "key": PRICE_KEY, "default": DEFAULT_PRICE}}
+        },
     )
 
 
