@@ -404,6 +404,13 @@ TABLE: tuple[tuple[str, str, bool, bool, str], ...] = (
 OPTIONAL_TABLE = (
     ("pct_of_bound", "% of speed-of-light", True, False, "Measured / physical bound of the GPU and model"),
     ("bound_output_tps", "Bound tok/s (all GPUs)", True, False, "Speed-of-light bound, output tokens/s"),
+    # latency (issue 15): null for runs whose source gives only peak throughput, so hidden on pages
+    # where no run has them (a column with one value everywhere is hidden)
+    ("concurrency", "Concurrency", True, False, "Requests in flight"),
+    ("output_tps_per_user", "Tok/s per user", True, False, "Output tokens/s per user (interactivity)"),
+    ("ttft_ms_avg", "TTFT mean (ms)", True, False, "Time to first token, mean over requests"),
+    ("tpot_ms_avg", "TPOT mean (ms)", True, False, "Time per output token after the first, mean"),
+    ("request_latency_ms_avg", "End-to-end mean (ms)", True, False, "Request latency, mean over requests"),
 )
 RUN_CARD_COLUMN = (
     "run_id",
