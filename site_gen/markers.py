@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from site_gen import dataset
-from site_gen.dimensions import DIMENSIONS, Filters, mask
+from site_gen.dimensions import DIMENSIONS, Filters, mask, release_label
 from site_gen.dimensions import get as dimension
 from site_gen.queries import OVER_BOUND, within_bound
 
@@ -81,7 +81,7 @@ def parse(kind: str, text: str) -> Marker:
             dimension(key)
         except KeyError as e:
             raise MarkerError(f"{kind} marker: {e.args[0]}") from None
-        filters.setdefault(key, []).append(value)
+        filters.setdefault(key, []).append(release_label(value) if key == "version" else value)
     return Marker(kind, name, filters, options)
 
 
@@ -244,7 +244,7 @@ class Page:
         return self._scope(
             "view.html.j2",
             mk,
-            [dimension(k) for k in view.filters],
+            [replace(dimension(k), multi=k not in view.single) for k in view.filters],
             view.defaults(sub),
             charts=self._charts(view.name, mk, mk.options.get("title")),
         )
@@ -273,7 +273,8 @@ class Page:
         sub = self._subset(mk.filters)
         if box := self._empty(mk, sub):
             return box
-        spec = json.dumps(charts.to_spec(charts.compare_ratio(self.site.ctx)), separators=(",", ":"))
+        ratio = charts.to_spec(charts.compare_ratio(self.site.ctx), described=False)  # the summary says it
+        spec = json.dumps(ratio, separators=(",", ":"))
         return self.site.render(
             "compare.html.j2",
             src=self._src,
@@ -457,7 +458,8 @@ CARD_SECTIONS: list[dict[str, Any]] = [
         ["input_stdev", "Input length stdev"], ["output_stdev", "Output length stdev"],
     ]},
     {"title": "Engine settings", "fields": [
-        ["engine", "Engine"], ["engine_version", "Engine version"], ["workflow", "Workflow"],
+        ["engine", "Engine"], ["engine_version", "Engine version"],
+        ["engine_version_file", "Engine version as the result file writes it"], ["workflow", "Workflow"],
         ["benchmark_tool", "Benchmark tool"], ["max_batch_size", "max_batch_size"],
         ["max_num_tokens", "max_num_tokens"], ["kv_cache_free_gpu_mem_fraction", "KV-cache memory fraction"],
         ["attention_dp", "Attention data parallel"], ["streaming", "Streaming"],

@@ -38,16 +38,18 @@ PAGES = {
 
 @pytest.fixture(scope="session")
 def axe_script() -> Path:
+    why = "npm is not available to install it"
     if not AXE.exists() and shutil.which("npm"):
         NODE.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
+        done = subprocess.run(
             ["npm", "install", "--prefix", str(NODE), "--no-audit", "--no-fund", f"axe-core@{AXE_VERSION}"],
-            check=True,
             capture_output=True,
+            text=True,
             timeout=300,
         )
+        why = f"npm install axe-core@{AXE_VERSION} failed: {done.stderr.strip()[-300:]}"
     if not AXE.exists():
-        pytest.skip(f"axe-core is not installed ({AXE} is missing) and npm is not available to install it")
+        pytest.skip(f"axe-core is not installed ({AXE} is missing) and {why}")
     return AXE
 
 

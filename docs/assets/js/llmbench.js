@@ -39,6 +39,9 @@
     openCard: "Click: open the run card",
     chartMenu: "Download this chart (PNG or SVG)",
     chartImage: (label) => `Chart: ${label}. Its data is in the table after it.`,
+    // a chart's title: what the drawn runs have one value of (site_gen.charts.TITLE)
+    titleParts: { workload: (w) => `ISL/OSL ${w}`, publisher: (p) => `source: ${p}` },
+    titleJoin: " · ",
     dataTable: "Data table",
     dataTableCut: (max, n) => `The first ${max} of ${n} rows; the table below the charts (or the CSV) has every run.`,
   };
@@ -276,6 +279,11 @@
         summary.append(shown);
         box.append(summary);
         const list = el("div", { class: "lb-options", role: "group", "aria-label": d.label, hidden: "" });
+        // What the dimension means (e.g. precision "Mixed", source kind): on hover and atop the options.
+        if (d.help) {
+          summary.title = d.help;
+          list.append(el("p", { class: "lb-filter-help" }, d.help));
+        }
         const all = el("button", { type: "button", class: "lb-all" }, UI.all);
         all.addEventListener("click", () => this.choose(d, []));
         list.append(all);
@@ -706,6 +714,10 @@
     }
     lazyTooltip(chart);
     urlSignal(chart);
+    // A control of the chart's own (e.g. "Split by source") redraws it: the data table follows.
+    for (const param of chart.spec.params || []) {
+      if (param.bind) chart.view.addSignalListener(param.name, () => chart.view.runAfter(() => fillDataTable(chart)));
+    }
     // A mark of one run (or a bar naming its best run) opens that run's card.
     chart.view.addEventListener("click", (ev, item) => {
       const id = runOf(item && item.datum);
@@ -809,9 +821,11 @@
       chart.view.change("runs", window.vega.changeset().remove(removed).insert(added));
       chart.started = true;
     }
-    if ((chart.spec.params || []).some((p) => p.name === "gpus_shown")) {
+    const params = chart.spec.params || [];
+    if (params.some((p) => p.name === "gpus_shown")) {
       chart.view.signal("gpus_shown", distinct(rows, "gpu", "gpu_order")); // legend: GPUs drawn only
     }
+    if (params.some((p) => p.name === "lb_title")) chart.view.signal("lb_title", chartTitle(all));
     await chart.view.runAsync();
     const marks = countMarks(chart.view.scenegraph().root);
     const empty = marks === 0;
@@ -824,6 +838,21 @@
     chart.el.classList.toggle("lb-no-marks", empty);
     chart.target.hidden = empty;
     fillDataTable(chart);
+  }
+
+  // "Llama 3.1 8B · FP16 · ISL/OSL 128/128 · source: NVIDIA": each of these columns that has one value
+  // in the rows (a column with several values is what the chart compares, shown on its axes or legend).
+  const TITLE_COLUMNS = ["model_name", "precision", "workload", "gpu", "publisher"];
+  function chartTitle(rows) {
+    if (!rows.length) return "";
+    const parts = [];
+    for (const column of TITLE_COLUMNS) {
+      const first = rows[0][column];
+      if (first === null || first === undefined || rows.some((r) => r[column] !== first)) continue;
+      const format = UI.titleParts[column];
+      parts.push(format ? format(first) : String(first));
+    }
+    return parts.join(UI.titleJoin);
   }
 
   function distinct(rows, column, orderColumn) {
