@@ -14,22 +14,29 @@ DB      := build/llmbench.duckdb
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
+# One progress line per step (pip is quiet; a first install takes a minute or more).
 $(STAMP): pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e .
-	touch $@
+	@echo "[1/3] creating $(VENV) with $(PY)"
+	@$(PY) -m venv $(VENV)
+	@echo "[2/3] upgrading pip"
+	@$(BIN)/pip install -q --upgrade pip
+	@echo "[3/3] installing llmbench and its dependencies (mkdocs, duckdb, altair, ...)"
+	@$(BIN)/pip install -q -e .
+	@touch $@
 
 $(TSTAMP): $(STAMP)
-	$(BIN)/pip install -q -e '.[test]'
-	touch $@
+	@echo "[test] installing the test tools (pytest, playwright, ruff, check-jsonschema, CPU torch, transformers)"
+	@$(BIN)/pip install -q -e '.[test]'
+	@touch $@
 
 venv: $(TSTAMP)  ## create .venv and install llmbench with its test tools
 
-site: $(STAMP)  ## results/ -> DuckDB -> generated pages -> static site in site/
+site: $(STAMP)  ## results/ -> DuckDB -> static site in site/ (mkdocs build --strict, swapped in atomically)
 	$(BIN)/llmbench site build --results $(RESULTS) --db $(DB)
+	@echo "site built: open site/index.html, or run make serve"
 
-serve: $(STAMP)  ## build everything, then serve the site on http://127.0.0.1:8000
+serve: $(STAMP)  ## serve the site on http://127.0.0.1:8000, rebuilt when docs/ or results/ change
+	@echo "building and serving the site on http://127.0.0.1:8000/ (Ctrl-C stops)"
 	$(BIN)/llmbench site serve --results $(RESULTS) --db $(DB) --addr 127.0.0.1:8000
 
 test: $(TSTAMP)  ## install system test deps (chromium, slurm, munge) when missing, lint, run the whole suite
@@ -48,4 +55,4 @@ perf: $(TSTAMP)  ## benchmarks: throughput, memory, Lighthouse figures (not pass
 	$(BIN)/python -m tests.perf
 
 clean:  ## remove build outputs (keeps .venv)
-	rm -rf build site docs/generated
+	rm -rf build site .site.* docs/generated  # docs/generated/: written by earlier versions

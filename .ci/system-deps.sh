@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Install the Debian packages the test suite drives for real, only when missing:
-# chromium (browser tests through Python playwright, never `playwright install`) and slurm-wlm + munge
+# a browser (tests through Python playwright, never `playwright install`) and slurm-wlm + munge
 # (the single-node Slurm the tests' fixture starts).
 set -euo pipefail
 need=()
-command -v chromium >/dev/null || need+=(chromium)
+# Any browser tests/conftest.py accepts: Debian's chromium, or Google Chrome (GitHub's Ubuntu runners ship
+# it; their `chromium` package is a snap wrapper that cannot run there, so never install it on top).
+command -v chromium >/dev/null || command -v google-chrome >/dev/null || command -v google-chrome-stable >/dev/null \
+  || need+=(chromium)
 command -v slurmctld >/dev/null || need+=(slurm-wlm)
 command -v munged >/dev/null || need+=(munge)
 if [ ${#need[@]} -gt 0 ]; then
+  echo "system-deps: installing ${need[*]} (apt)"
   SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

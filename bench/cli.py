@@ -8,6 +8,7 @@ Heavy imports (DuckDB, pandas, Altair, MkDocs) happen inside the commands so ``-
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +33,14 @@ RESULTS_DIR = typer.Option(Path("results"), "--results", help="Folder of result 
 DB_PATH = typer.Option(Path("build/llmbench.duckdb"), "--db", help="DuckDB database file built by ingest.")
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Control characters (terminal escape codes in file names, keys, values) as visible \\xNN."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Turn a UserError into one red line on stderr and exit status 1."""
 
@@ -41,8 +50,9 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except UserError as e:
             for problem in e.problems if isinstance(e, ProblemsError) else []:
-                err.print(str(problem), markup=False)
-            err.print(f"[red]error:[/red] {escape(str(e))}")  # messages quote user input verbatim
+                err.print(printable(str(problem)), markup=False)
+            # messages quote user input verbatim: markup escaped, control characters shown as \xNN
+            err.print(f"[red]error:[/red] {escape(printable(str(e)))}")
             sys.exit(1)
 
     return wrapper
@@ -63,15 +73,25 @@ def command(name: str | None = None, **kw: Any) -> Callable[[Callable[..., Any]]
 SWEEP_FILE = typer.Argument(..., exists=True, dir_okay=False, help="Sweep file (YAML).")
 OUT_DIR = typer.Option(None, "--out", help="Sweep output folder (default: build/sweeps/NAME).")
 RUNS_DB = typer.Option(Path("build/runs.duckdb"), "--runs-db", help="DuckDB runs database (every attempt).")
+MAX_JOBS = typer.Option(
+    10_000, "--max-jobs", min=1, help="Most combinations a sweep may make (checked before expanding it)."
+)
+HOSTS = typer.Option(
+    None,
+    "--hosts",
+    help="mpirun host list host1:8,host2:8 (replaces cluster.hosts; jobs over several nodes).",
+)
 
 
 @command("plan")
-def plan_cmd(sweep_file: Path = SWEEP_FILE, out: Path = OUT_DIR) -> None:
+def plan_cmd(
+    sweep_file: Path = SWEEP_FILE, out: Path = OUT_DIR, hosts: str = HOSTS, max_jobs: int = MAX_JOBS
+) -> None:
     """Print the sweep's jobs and their exact commands (and the combinations skipped, with why)."""
-    from bench.sweep.engine import describe
+    from bench.sweep.engine import describe, with_hosts
     from bench.sweep.spec import load_plan
 
-    print(describe(load_plan(sweep_file, out)))
+    print(describe(with_hosts(load_plan(sweep_file, out, max_jobs), hosts)))
 
 
 @command("run")
@@ -82,9 +102,13 @@ def run_cmd(
     resume: bool = typer.Option(False, "--resume", help="Skip jobs that already have a successful run."),
     only: str = typer.Option(None, "--only", help="Comma-separated job indices (as `plan` numbers them)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Live progress bar."),
+    hosts: str = HOSTS,
+    max_jobs: int = MAX_JOBS,
 ) -> None:
     """Run the sweep on this node; every attempt lands in the runs database; exit 1 if any job failed."""
+    from bench.sweep.engine import with_hosts
     from bench.sweep.execute import run_plan
+    from bench.sweep.procs import Interrupted
     from bench.sweep.spec import load_plan
 
     console = Console(stderr=True, highlight=False)
@@ -94,8 +118,14 @@ def run_cmd(
         raise UserError(
             f"--only: expected job indices like 0,3 (as `plan` numbers them), got {only!r}"
         ) from None
-    plan = load_plan(sweep_file, out)
-    summary = run_plan(plan, runs_db, resume=resume, only=indices, console=console, progress=progress)
+    plan = with_hosts(load_plan(sweep_file, out, max_jobs), hosts)
+    try:
+        summary = run_plan(plan, runs_db, resume=resume, only=indices, console=console, progress=progress)
+    except Interrupted as e:  # the command was killed and the attempt recorded as interrupted
+        err.print(
+            f"[red]stopped[/red] by {e}: the running job's command was ended; runs in {escape(str(runs_db))}"
+        )
+        raise typer.Exit(e.exit_code) from None
     err.print(
         f"{summary.ok} ok, {summary.failed} failed, {summary.skipped_done} already done, "
         f"{summary.retries} OOM retr{'y' if summary.retries == 1 else 'ies'}; runs in {runs_db}"
@@ -113,14 +143,15 @@ def submit_cmd(
     wait: bool = typer.Option(True, "--wait/--no-wait", help="Poll squeue/sacct until the jobs end."),
     poll_s: float = typer.Option(10.0, "--poll-s", help="Seconds between polls."),
     timeout_s: float = typer.Option(None, "--timeout-s", help="Give up waiting after this long."),
+    max_jobs: int = MAX_JOBS,
 ) -> None:
     """Submit the sweep through Slurm (sbatch; a job array, or one job per sweep)."""
     from bench.sweep import slurm, store
     from bench.sweep.spec import load_plan
 
-    plan = load_plan(sweep_file, out)
+    plan = load_plan(sweep_file, out, max_jobs)
     done = store.completed(runs_db, plan.sweep.name)
-    scripts = slurm.render(plan, sweep_file, runs_db, done=done)
+    scripts = slurm.render(plan, sweep_file, runs_db, done=done, max_jobs=max_jobs)
     if not scripts:
         err.print(
             f"nothing to submit: all {len(plan.jobs)} job(s) already have a successful run in {runs_db}"
@@ -191,22 +222,62 @@ def import_csv_cmd(
     err.print(f"[green]{verb}[/green] {made} under {results_dir} from {csv_file.name}")
 
 
+@command("import-mlperf")
+def import_mlperf_cmd(
+    csv_file: Path = typer.Argument(..., exists=True, dir_okay=False, help="MLPerf Inference results CSV."),
+    benchmarks: Path = typer.Option(
+        None,
+        "--benchmarks",
+        exists=True,
+        dir_okay=False,
+        help="Benchmark facts CSV: check each row's limits.",
+    ),
+    results_dir: Path = RESULTS_DIR,
+    retrieved: str = typer.Option(None, "--retrieved", help="Date the CSV was retrieved (YYYY-MM-DD)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check and list the files; write nothing."),
+) -> None:
+    """Turn MLCommons' MLPerf Inference results into result files (one per round, submitter and system)."""
+    import datetime as dt
+
+    from bench.importers import mlperf
+
+    try:
+        date = dt.date.fromisoformat(retrieved) if retrieved else mlperf.RETRIEVED
+    except ValueError:
+        raise UserError(f"--retrieved: expected a date YYYY-MM-DD, got {retrieved!r}") from None
+    limits = mlperf.read_limits(benchmarks) if benchmarks else None
+    out = mlperf.build(mlperf.read_csv(csv_file), csv_file.name, date, limits)
+    if not dry_run:
+        mlperf.write_files(out, results_dir)
+    for rel in sorted(out.files):
+        print(results_dir / rel)
+    verb = "would write" if dry_run else "wrote"
+    made = f"{len(out.files):,} file(s), {out.runs:,} run(s) from {out.rows:,} row(s)"
+    err.print(f"[green]{verb}[/green] {made} under {results_dir / mlperf.OUT_DIR} from {csv_file.name}")
+    err.print(f"left out {out.cpu_only:,} CPU-only row(s) (accelerator N/A)")
+
+
 @command("validate")
 def validate_cmd(
     paths: list[Path] = typer.Argument(None, help="Files or folders to check (default: results/)."),
     results_dir: Path = RESULTS_DIR,
 ) -> None:
     """Check result files against the schema and registries; report every problem; exit 1 if any."""
-    from bench.contract.resultfile import check_many, find_duplicates, iter_result_files
+    from bench.contract.resultfile import check_many, find_duplicates, scan
 
-    files = list(iter_result_files(paths or [results_dir]))
+    found = scan(paths or [results_dir])
+    for skipped in found.skipped:
+        err.print(printable(str(skipped)), markup=False, highlight=False)
+    files = found.files
+    if found.problems and not files:
+        raise ProblemsError(found.problems, "in the folders scanned")
     if not files:
         raise UserError(f"no result files (*.yaml) in {', '.join(map(str, paths or [results_dir]))}")
     root = results_dir if all(p.is_relative_to(results_dir) for p in files) else Path.cwd()
     outcomes = check_many(files, root)
-    problems = [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, root)
+    problems = found.problems + [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, root)
     for p in problems:
-        print(p)
+        print(printable(str(p)))
     runs = sum(len(o.run_ids) for o in outcomes)
     if problems:
         err.print(f"[red]{len(problems)} problem(s)[/red] in {len(files)} file(s)")
@@ -220,6 +291,8 @@ def ingest_cmd(results_dir: Path = RESULTS_DIR, db: Path = DB_PATH) -> None:
     from site_gen.load import ingest
 
     report = ingest(results_dir, db)
+    for skipped in report.skipped:
+        err.print(printable(str(skipped)), markup=False, highlight=False)
     err.print(f"[green]ingested[/green] {report.runs:,} run(s) from {report.files} file(s) into {report.db}")
 
 

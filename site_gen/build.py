@@ -1,24 +1,39 @@
-"""results/ -> DuckDB -> docs/generated/ -> site/: the whole site build, each step a function.
+"""results/ -> DuckDB -> site/: ``llmbench site build``, a thin wrapper over ``mkdocs build``.
 
-``generate`` writes the generated Markdown pages into a temporary folder beside ``<docs>/generated`` and
-swaps it into place, so a failed generation leaves the previous pages. ``render_site`` generates into a
-private snapshot of docs/ and runs MkDocs on it in this process (strict: any warning fails the build)
-with ``$LLMBENCH_DB`` pointing the chart-marker hook at the database, then swaps the generated pages into
-docs/generated. ``build_site`` chains ingest and render and reports the time of each step.
+The one generation path is the MkDocs hooks (``site_gen/mkdocs_hooks.py``): they ingest results/ when the
+database is missing or stale, generate the view, GPU and model pages in memory and expand the chart
+markers, so plain ``mkdocs build`` and ``mkdocs serve`` make the same site. What this module adds is
+what a deployable build needs and MkDocs does not do:
+
+- **atomic**: MkDocs empties its output folder first, so a killed or failed build would leave it empty or
+  half-written. ``render_site`` builds into ``.<site>.<pid>.tmp`` beside the target and exchanges the two
+  folders in one ``renameat2(RENAME_EXCHANGE)``: the target is always the previous complete site or the
+  new complete one, never a mix.
+- **one at a time**: an exclusive lock (``.<site>.lock``, ``flock``) around build and swap, so two builds
+  of one folder wait for each other instead of crashing; under the lock, the temporary folders a killed
+  build left behind are removed (no live build can own them).
+- **I/O errors in one line** naming the path, as a ``UserError`` (exit 1, the site left as it was).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import errno
+import fcntl
 import os
 import shutil
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.errors import UserError
 
-GENERATED = "generated"
+GENERATED = "generated"  # the generated pages' folder in the site (docs/generated/ is never written)
+LOCK_TIMEOUT_S = 600.0  # a build takes seconds; a lock held this long belongs to a hung build
 
 
 @dataclass
@@ -29,78 +44,157 @@ class BuildReport:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def generate(db: Path, docs_dir: Path) -> int:
-    """Write every generated page into docs_dir/generated (atomically swapped); return the page count."""
-    from site_gen import pages, queries
-
-    runs = queries.site_runs(db)
-    todo = pages.pages(runs, queries.gpu_info(db))
-    tmp = docs_dir / f".{GENERATED}.{os.getpid()}.tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
+@contextmanager
+def hook_env(db: Path, results: Path | None) -> Iterator[None]:
+    """Point the MkDocs hooks at ``db`` (and ``results``, or none: use the database as it is) for the
+    duration of an in-process build; the previous environment is restored afterwards."""
+    values = {"LLMBENCH_DB": str(Path(db).resolve()), "LLMBENCH_RESULTS": str(results or "")}
+    if results is not None:
+        values["LLMBENCH_RESULTS"] = str(Path(results).resolve())
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
     try:
-        for page in todo:
-            path = tmp / page.path
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(page.render(), encoding="utf-8")
-        _swap(tmp, docs_dir / GENERATED)
+        yield
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return len(todo)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
-def render_site(config_file: Path, site_dir: Path, db: Path, strict: bool = True) -> int:
-    """Generate the pages and run ``mkdocs build --strict`` in-process on a private snapshot of docs/.
+def render_site(
+    config_file: Path, site_dir: Path, db: Path, strict: bool = True, results: Path | None = None
+) -> int:
+    """``mkdocs build`` in this process into a temporary folder, then swap it in as ``site_dir``.
 
-    The snapshot (``build/.docs.<pid>``: docs/ without generated/, plus freshly generated pages) keeps
-    concurrent builds from seeing each other's half-swapped ``docs/generated``; after a clean build its
-    generated pages are swapped into ``docs/generated`` for ``mkdocs serve`` and for reading. The hook
-    reads ``db``; a warning raises UserError (``strict=False`` only to debug a page). Returns the number
-    of generated pages.
+    The hooks read ``db``; with ``results`` they first re-ingest it when the database is stale, without
+    they use the database as it is (a missing one gives the "no results yet" site). A warning fails the
+    build (``strict=False`` only to debug a page). Returns the number of generated pages.
     """
+    site_dir = Path(site_dir).resolve()
+    try:
+        site_dir.parent.mkdir(parents=True, exist_ok=True)
+        with site_lock(site_dir):
+            remove_leftovers(site_dir)
+            tmp = _tmp_name(site_dir, "tmp")
+            try:
+                with hook_env(db, results):
+                    _mkdocs_build(config_file, tmp, strict)
+                pages = sum(1 for _ in (tmp / GENERATED).rglob("*.html"))
+                exchange(tmp, site_dir)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)  # after the exchange: the previous site
+            return pages
+    except OSError as e:
+        raise UserError(f"site build failed: {_os_error(e)}; {site_dir} left as it was") from None
+
+
+def _mkdocs_build(config_file: Path, site_dir: Path, strict: bool) -> None:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
-    root = config_file.resolve().parent
-    docs = root / "docs"
-    snapshot = root / "build" / f".docs.{os.getpid()}"
-    shutil.rmtree(snapshot, ignore_errors=True)
+    _show_mkdocs_warnings()
     try:
-        shutil.copytree(docs, snapshot, ignore=_skip_generated(docs))
-        pages = generate(db, snapshot)
-        os.environ["LLMBENCH_DB"] = str(Path(db).resolve())
-        _show_mkdocs_warnings()
+        cfg = load_config(str(config_file), site_dir=str(site_dir), strict=strict)
+        build(cfg)
+    except MkDocsException as e:
+        raise UserError(f"mkdocs build --strict failed: {e}") from None
+
+
+def _os_error(e: OSError) -> str:
+    """``path: reason`` in one line (``[Errno 28] No space left on device`` -> the reason only)."""
+    where = e.filename if e.filename is not None else ""
+    reason = e.strerror or str(e)
+    return f"{where}: {reason}" if where else reason
+
+
+def _tmp_name(site_dir: Path, kind: str) -> Path:
+    return site_dir.with_name(f".{site_dir.name}.{os.getpid()}.{kind}")
+
+
+@contextmanager
+def site_lock(site_dir: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold ``.<site>.lock`` (an exclusive ``flock``, released by the kernel if this process dies)."""
+    path = site_dir.with_name(f".{site_dir.name}.lock")
+    with open(path, "a+") as f:
+        deadline, told = time.monotonic() + timeout, False
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not told:
+                    print(f"waiting for another build of {site_dir} to finish ...", file=sys.stderr)
+                    told = True
+                if time.monotonic() > deadline:
+                    raise UserError(f"{path}: still locked by another build after {timeout:.0f} s") from None
+                time.sleep(0.1)
         try:
-            cfg = load_config(
-                str(config_file),
-                docs_dir=str(snapshot),
-                site_dir=str(Path(site_dir).resolve()),
-                strict=strict,
-            )
-            build(cfg)
-        except MkDocsException as e:
-            raise UserError(f"mkdocs build --strict failed: {e}") from None
-        _swap(snapshot / GENERATED, docs / GENERATED)
-        return pages
-    finally:
-        shutil.rmtree(snapshot, ignore_errors=True)
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def _skip_generated(docs: Path) -> Callable[[str, list[str]], list[str]]:
-    def ignore(folder: str, names: list[str]) -> list[str]:
-        top = Path(folder) == docs
-        return [n for n in names if n.startswith(".") or (top and n == GENERATED)]
+def remove_leftovers(site_dir: Path) -> list[Path]:
+    """Remove what killed builds of ``site_dir`` left beside it; call with the lock held.
 
-    return ignore
+    ``.<site>.<pid>.tmp`` is a half-built or a replaced site; ``.<site>.<pid>.old`` the previous site moved
+    aside by the two-rename fallback of ``exchange``: if the kill came between the two renames the target
+    is missing and the old one is put back. Returns what was removed.
+    """
+    removed = []
+    for p in sorted(site_dir.parent.glob(f".{site_dir.name}.*.old")):
+        if not site_dir.exists():
+            p.rename(site_dir)
+            continue
+        shutil.rmtree(p, ignore_errors=True)
+        removed.append(p)
+    for p in sorted(site_dir.parent.glob(f".{site_dir.name}.*.tmp")):
+        shutil.rmtree(p, ignore_errors=True)
+        removed.append(p)
+    return removed
 
 
-def _swap(new: Path, target: Path) -> None:
-    """Move ``new`` into place as ``target``, replacing it (two renames; the old one is removed)."""
-    old = target.with_name(f".{target.name}.{os.getpid()}.old")
-    if target.exists():
-        target.rename(old)
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_AT_FDCWD = -100
+
+
+def exchange(new: Path, target: Path) -> None:
+    """Put folder ``new`` in place of ``target`` atomically; afterwards ``new`` holds the previous target.
+
+    Linux ``renameat2(RENAME_EXCHANGE)`` swaps the two names in one step. Where it is missing (another OS,
+    a file system without it) two renames with the previous site parked as ``.<site>.<pid>.old``, which
+    ``remove_leftovers`` puts back if a kill comes between them.
+    """
+    if not target.exists():
+        new.rename(target)
+        return
+    if _renameat2(new, target, _RENAME_EXCHANGE):
+        return
+    old = _tmp_name(target, "old")
+    target.rename(old)
     new.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
+    old.rename(new)
+
+
+def _renameat2(a: Path, b: Path, flags: int) -> bool:
+    """True if the kernel did it; False if renameat2 or the flag is unsupported here; OSError otherwise."""
+    fn = getattr(_libc(), "renameat2", None)
+    if fn is None:
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), flags) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 
 
 def _show_mkdocs_warnings() -> None:
@@ -119,7 +213,8 @@ def _show_mkdocs_warnings() -> None:
 def build_site(
     results: Path, db: Path, site_dir: Path, config_file: Path = Path("mkdocs.yml")
 ) -> BuildReport:
-    """Ingest results/, generate the pages, render the site; time each step."""
+    """Ingest results/ (always: the database may come from another results folder), then render the
+    site from it; time each step."""
     from site_gen.load import ingest
 
     report = BuildReport()
@@ -128,6 +223,6 @@ def build_site(
     report.runs, report.files = ingested.runs, ingested.files
     report.seconds["ingest"] = time.perf_counter() - t
     t = time.perf_counter()
-    report.pages = render_site(config_file, site_dir, db)
+    report.pages = render_site(config_file, site_dir, db, results=results)
     report.seconds["generate+mkdocs"] = time.perf_counter() - t
     return report

@@ -22,7 +22,10 @@ from typing import Any
 
 import altair as alt
 
-from site_gen.queries import PRECISION_ORDER
+from site_gen.queries import MAX_PCT_OF_BOUND, PRECISION_ORDER
+
+# A run above its speed-of-light bound is flagged where shown, never a "best" (a missing bound: kept).
+WITHIN_BOUND = f"!(datum.pct_of_bound > {MAX_PCT_OF_BOUND})"
 
 DATA_NAME = "runs"
 
@@ -275,6 +278,7 @@ def _best_per_gpu(chart: alt.Chart, groupby: Sequence[str]) -> alt.Chart:
     (``best_run``: Vega-Lite's argmax keeps the whole row) described in ``best_config``."""
     return (
         _has_per_gpu(chart)
+        .transform_filter(WITHIN_BOUND)
         .transform_aggregate(
             best="max(output_tps_per_gpu)",
             best_run="argmax(output_tps_per_gpu)",
@@ -387,8 +391,12 @@ def _tp_lines(chart: alt.Chart, y: alt.Y, tooltip: list[alt.Tooltip], ctx: Chart
 
 def tp_throughput(ctx: ChartContext) -> alt.LayerChart:
     """Lines per GPU (and source, when split): best output tokens/s over all GPUs of the run against TP."""
-    agg = _split_by_source(_has_per_gpu(base(ctx))).transform_aggregate(
-        best_total="max(output_tps)", runs="count()", groupby=["gpu", "tp", "line_source"]
+    agg = (
+        _split_by_source(_has_per_gpu(base(ctx)))
+        .transform_filter(WITHIN_BOUND)  # a figure above its speed-of-light bound is no best
+        .transform_aggregate(
+            best_total="max(output_tps)", runs="count()", groupby=["gpu", "tp", "line_source"]
+        )
     )
     y = alt.Y(
         "best_total:Q",

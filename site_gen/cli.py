@@ -16,7 +16,7 @@ CONFIG = typer.Option(Path("mkdocs.yml"), "--config", help="MkDocs configuration
 
 @app.command("build")
 def build_cmd(results: Path = RESULTS, db: Path = DB, out: Path = OUT, config: Path = CONFIG) -> None:
-    """Ingest results/ into DuckDB, generate the pages into docs/generated/, run mkdocs build --strict."""
+    """Ingest results/, then mkdocs build --strict into --out (atomic: the old or the new site, no mix)."""
     from site_gen.build import build_site
 
     r = build_site(results, db, out, config)
@@ -33,21 +33,22 @@ def serve_cmd(
     config: Path = CONFIG,
     addr: str = typer.Option("127.0.0.1:8000", "--addr", help="host:port to serve on."),
 ) -> None:
-    """Build everything, then serve the site with live reload (mkdocs serve)."""
-    from mkdocs.commands.serve import serve
-
-    from site_gen.build import generate
-    from site_gen.load import ingest
-
-    report = ingest(results, db)
-    generate(db, config.parent / "docs")
-    typer.echo(f"serving {report.runs:,} run(s) on http://{addr}/")
+    """Ingest results/, then mkdocs serve: saving a result file re-ingests and reloads the browser."""
     import os
 
-    os.environ["LLMBENCH_DB"] = str(db.resolve())
+    from mkdocs.commands.serve import serve
+
+    from site_gen.build import hook_env
+    from site_gen.load import ingest
+
+    # Always once: the database may have been built from another results folder.
+    report = ingest(results, db)
+    typer.echo(f"ingested {report.runs:,} run(s) from {report.files} file(s) into {db}", err=True)
     # Material's instant navigation follows only links on site_url's origin (port included).
     os.environ.setdefault("LLMBENCH_SITE_URL", f"http://{addr}/")
-    serve(config_file=str(config), dev_addr=addr, strict=True)
+    typer.echo(f"serving the site on http://{addr}/ (Ctrl-C stops)", err=True)
+    with hook_env(db, results):
+        serve(config_file=str(config), dev_addr=addr, strict=True)
 
 
 @app.command("cli-reference")

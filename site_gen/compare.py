@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from site_gen.queries import MAX_PCT_OF_BOUND, within_bound
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -66,7 +68,8 @@ UI = {  # the page's words (one place for a translation)
 
 
 def _usable(runs: pd.DataFrame) -> pd.DataFrame:
-    df = runs[runs[METRIC].notna()]
+    """Runs a comparison may use: with the metric, of an included kind, not above their bound."""
+    df = within_bound(runs[runs[METRIC].notna()])
     if EXCLUDED_KINDS:
         df = df[~df["source_kind"].isin(EXCLUDED_KINDS)]
     return df
@@ -130,6 +133,7 @@ def config(runs: pd.DataFrame) -> dict[str, Any]:
         "free": list(FREE),
         "metric": METRIC,
         "excluded_kinds": list(EXCLUDED_KINDS),
+        "max_pct_of_bound": MAX_PCT_OF_BOUND,
         "presets": presets(runs),
         "ui": UI,
     }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from site_gen.charts import DATA_NAME, ChartContext
+from site_gen.charts import DATA_NAME, WITHIN_BOUND, ChartContext
 from site_gen.views import COMMON, register, widest
 
 TRT, HF = "tensorrt-llm", "transformers"
@@ -26,6 +26,7 @@ def _best_per_engine() -> alt.Chart:
         alt.Chart()
         .transform_filter("isValid(datum.output_tps) && datum.output_tps > 0")
         .transform_filter(alt.FieldOneOfPredicate(field="engine", oneOf=[TRT, HF]))
+        .transform_filter(WITHIN_BOUND)
         .transform_aggregate(
             best="max(output_tps)", runs="count()", groupby=["workload", "workload_order", "engine"]
         )

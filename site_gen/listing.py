@@ -8,6 +8,7 @@ Every value from a result file is shown as plain text, never interpreted as cons
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -67,13 +68,21 @@ class Filters:
 
 
 def is_stale(results_dir: Path, db: Path) -> bool:
-    """True when the database is missing or older than anything under results/ (files or folders)."""
+    """True when the database is missing or older than anything under results/ (files or folders) or
+    than a registry file."""
     if not db.exists():
         return True
     built = db.stat().st_mtime
-    if results_dir.stat().st_mtime > built:
-        return True
-    return any(p.stat().st_mtime > built for p in results_dir.rglob("*"))
+    sources = chain([results_dir], results_dir.rglob("*"), registry.source_files())
+    return any(_mtime(p) > built for p in sources)
+
+
+def _mtime(path: Path) -> float:
+    """A path's modification time; one removed meanwhile counts as changed now (the folder changed too)."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return float("inf")
 
 
 def _where(f: Filters) -> tuple[str, list[Any]]:

@@ -16,13 +16,14 @@ Tables: ``runs`` (one row per run, columns ``RUN_COLUMNS``), ``gpus`` and ``mode
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
 import re
 from collections.abc import Sequence
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -31,13 +32,14 @@ from bench.contract import registry
 from bench.contract.resultfile import (
     DuplicateFinder,
     Outcome,
+    Skipped,
     iter_outcomes,
-    iter_result_files,
     run_ids,
+    scan,
 )
-from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile
+from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile, is_mlperf
 from bench.errors import ProblemsError, UserError
-from site_gen import bound
+from site_gen import bound, mlperf_data
 from site_gen.dimensions import release_label
 
 DEFAULT_DB = Path("build/llmbench.duckdb")
@@ -50,6 +52,7 @@ class IngestReport:
     files: int
     runs: int
     db: Path
+    skipped: list[Skipped] = field(default_factory=list)  # entries of results/ the scan passed over
 
 
 def version_key(version: str) -> str:
@@ -190,12 +193,15 @@ def flatten(result: ResultFile, file: str, ids: list[str] | None = None) -> list
     ]
 
 
-def _payload(data: dict[str, Any], file: str, ids: list[str]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+def _payload(data: dict[str, Any], file: str, ids: list[str]) -> Any:
     """Worker payload: the file's values once, and its runs as columns of plain values.
 
     Plain lists pickle smaller and faster than Arrow arrays, and keep pyarrow (and the pandas it imports,
     ~0.3 s) out of the workers: the parent converts whole batches while the workers go on checking.
+    An MLPerf file (schema_version 2) gives its rows for the separate ``mlperf`` table instead.
     """
+    if is_mlperf(data):
+        return mlperf_data.rows(data, file, ids)
     return file_values(data, file), run_columns(data, ids)
 
 
@@ -212,7 +218,10 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
     still being checked. If any file has a problem, or a run is duplicated, the new file is deleted and
     ``db`` is left as it was.
     """
-    files = list(iter_result_files([results_dir]))
+    found = scan([results_dir])
+    files = found.files
+    if found.problems and not files:
+        raise ProblemsError(found.problems, "in results; database left unchanged")
     if not files:  # never replace a database with an empty one because of a wrong --results
         raise UserError(f"no result files (*.yaml) in {results_dir}; database left unchanged")
     checked = iter_outcomes(files, results_dir, payload_fn=_payload)  # workers start now
@@ -220,25 +229,29 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
     duplicates = DuplicateFinder(results_dir)  # fed as outcomes arrive: no pass over every id at the end
     with closing(checked), DbWriter(db) as writer:
         pending: list[tuple[dict[str, Any], dict[str, list[Any]]]] = []
+        mlperf_rows: list[dict[str, Any]] = []  # never in `runs` (MLCommons: no mixing)
         failed = False
         for o in checked:
             outcomes.append(Outcome(o.file, o.problems, o.run_ids))  # keep ids, drop the columns
             duplicates.add(o)
             failed = failed or bool(o.problems)
-            if o.payload and not failed:
+            if isinstance(o.payload, mlperf_data.MlperfRows):
+                mlperf_rows += o.payload.rows
+            elif o.payload and not failed:
                 pending.append(o.payload)
                 if sum(len(cols["run_id"]) for _, cols in pending) >= _BATCH_RUNS:
                     writer.add(arrow_tables(pending))
                     pending = []
-        problems = [p for o in outcomes for p in o.problems] + duplicates.problems
+        problems = found.problems + [p for o in outcomes for p in o.problems] + duplicates.problems
         if problems:
             # DbWriter deletes the new file
             raise ProblemsError(problems, "in results; database left unchanged")
         writer.use_all_cores()  # the workers are done: the rest is DuckDB's alone
         if pending:
             writer.add(arrow_tables(pending))
+        mlperf_data.create_table(writer.con, mlperf_rows)
         writer.commit()
-    return IngestReport(files=len(outcomes), runs=writer.runs, db=db)
+    return IngestReport(files=len(outcomes), runs=writer.runs, db=db, skipped=found.skipped)
 
 
 def arrow_tables(payloads: Sequence[tuple[dict[str, Any], dict[str, list[Any]]]]) -> tuple[Any, Any]:
@@ -275,11 +288,18 @@ class DbWriter:
     def __enter__(self) -> DbWriter:
         import duckdb
 
-        self.db.parent.mkdir(parents=True, exist_ok=True)
-        self.tmp.unlink(missing_ok=True)
-        # One DuckDB thread: the checking workers already use every core while runs are inserted.
-        self.con = duckdb.connect(str(self.tmp), config={"threads": 1})
-        self.con.execute(f"CREATE TABLE runs ({', '.join(f'{c} {t}' for c, t in RUN_COLUMNS)})")
+        self.con: Any = None
+        try:
+            self.db.parent.mkdir(parents=True, exist_ok=True)
+            remove_stale_temps(self.db)
+            for p in _temps(self.tmp):
+                p.unlink(missing_ok=True)
+            # One DuckDB thread: the checking workers already use every core while runs are inserted.
+            self.con = duckdb.connect(str(self.tmp), config={"threads": 1})
+            self.con.execute(f"CREATE TABLE runs ({', '.join(f'{c} {t}' for c, t in RUN_COLUMNS)})")
+        except BaseException as e:
+            self.__exit__(type(e), e, None)
+            raise
         return self
 
     def use_all_cores(self) -> None:
@@ -303,9 +323,60 @@ class DbWriter:
         self.con.close()
         os.replace(self.tmp, self.db)
 
-    def __exit__(self, *exc: object) -> None:
-        self.con.close()  # a no-op after commit
-        self.tmp.unlink(missing_ok=True)
+    def __exit__(self, typ: object, exc: BaseException | None, tb: object) -> None:
+        if self.con is not None:
+            with contextlib.suppress(Exception):
+                self.con.close()  # a no-op after commit
+        cleaned = True
+        for p in _temps(self.tmp):
+            try:
+                p.unlink(missing_ok=True)
+            except OSError:
+                cleaned = False  # named below if it is what failed; else the next ingest removes it
+        if exc is not None and _is_db_error(exc):
+            # a full disk, a folder in the way, DuckDB's own I/O errors: one line naming the path
+            left = "" if cleaned else f"; remove {self.tmp}"
+            raise UserError(
+                f"{self.db}: cannot write the database ({_one_line(exc)}); previous database left unchanged"
+                + left
+            ) from None
+
+
+def _temps(tmp: Path) -> list[Path]:
+    """A new database file and the write-ahead log DuckDB keeps beside it."""
+    return [tmp, tmp.with_name(tmp.name + ".wal")]
+
+
+def _is_db_error(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:300]
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def remove_stale_temps(db: Path) -> list[Path]:
+    """Remove what killed ingests left beside ``db``: ``.<name>.<pid>.tmp`` and its ``.wal``, when no
+    process of that pid is alive (a live one may be another ingest writing now). Returns what went."""
+    pattern = re.compile(rf"^\.{re.escape(db.name)}\.(\d+)\.tmp(\.wal)?$")
+    removed = []
+    for p in db.parent.glob(f".{db.name}.*.tmp*"):
+        m = pattern.match(p.name)
+        if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
+            p.unlink(missing_ok=True)
+            removed.append(p)
+    return removed
 
 
 def _finish(con: Any, runs: int) -> None:
@@ -451,7 +522,7 @@ _ARROW: dict[str, Any] = _LazyTypes()
 
 
 def _gpu_row(g: registry.Gpu) -> dict[str, Any]:
-    row = g.model_dump(exclude={"aliases", "tflops_dense"})
+    row = g.model_dump(exclude={"aliases", "tflops_dense", "figure_sources"})
     row.update({f"tflops_{k.lower()}": v for k, v in g.tflops_dense.items()})
     return row
 

@@ -1,4 +1,4 @@
-"""The generated pages, in order: (path under docs/generated/, title, render function -> Markdown).
+"""The generated pages, in order: (path under generated/, render function -> Markdown), added by the hooks.
 
 Pages are Markdown with chart markers (``site_gen.markers``); the MkDocs hook turns the markers into
 charts, so a generated page and a hand-written one work the same way. Every string that comes from the
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class GeneratedPage:
-    path: str  # relative to docs/generated/
+    path: str  # relative to generated/ (in-memory MkDocs files, never written into docs/)
     render: Callable[[], str]  # -> the page's Markdown; its title is its first heading
 
 

@@ -40,11 +40,33 @@ SITE_COLUMNS = (
     "output_tps_per_gpu",
     "output_tps_per_user",
 )
-OPTIONAL_COLUMNS = ("bound_output_tps", "pct_of_bound", "attention_dp")  # attention_dp: guide_topic_views
+OPTIONAL_COLUMNS = (
+    "bound_output_tps",
+    "pct_of_bound",
+    "attention_dp",  # guide_topic_views
+    # latency (site_gen.latency_views): in flight, mean TTFT / TPOT / end-to-end, TPOT p99
+    "concurrency",
+    "ttft_ms_avg",
+    "tpot_ms_avg",
+    "tpot_ms_p99",
+    "request_latency_ms_avg",
+)
 
 # A run above 100 % of its speed-of-light bound is physically impossible (a source erratum): the page
 # flags it with the run's own notes (why), or a generic sentence; null for every other run.
 OVER_BOUND = "over_bound_note"
+# Such a run is shown (flagged) but never wins a "best" or a headline: the home figures, the best bars and
+# lines (charts.WITHIN_BOUND, the same test in Vega), compare's values (compare.py and llmbench.js).
+MAX_PCT_OF_BOUND = 100
+
+
+def within_bound(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs that may be "best": all but those above ``MAX_PCT_OF_BOUND`` (no bound known: kept)."""
+    if "pct_of_bound" not in runs.columns:
+        return runs
+    return runs[~(runs["pct_of_bound"] > MAX_PCT_OF_BOUND)]
+
+
 OVER_BOUND_SQL = (
     "CASE WHEN r.pct_of_bound > 100 THEN coalesce({notes}, 'Above its speed-of-light bound: physically "
     f"impossible, most likely an error in the source.') END AS {OVER_BOUND}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import shutil
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -20,7 +21,6 @@ import pytest
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 
 
 @pytest.fixture
@@ -33,7 +33,34 @@ def root() -> Path:
     return ROOT
 
 
-CHROMIUM = Path("/usr/bin/chromium")
+# The one place that says which browser the tests drive (never `playwright install`): $LLMBENCH_CHROMIUM,
+# else the first working one on PATH: Debian's chromium (this machine), Google Chrome (GitHub's Ubuntu
+# runners ship it; there `apt-get install chromium` gives a snap wrapper that cannot run).
+BROWSER_NAMES = ("chromium", "google-chrome", "google-chrome-stable", "chromium-browser")
+
+
+def find_chromium() -> Path | None:
+    """The Chromium or Chrome executable for the browser tests, or None if there is none."""
+    if os.environ.get("LLMBENCH_CHROMIUM"):
+        return Path(os.environ["LLMBENCH_CHROMIUM"])
+    for name in BROWSER_NAMES:
+        found = shutil.which(name)
+        if found and not _snap_wrapper(Path(found)):
+            return Path(found)
+    return None
+
+
+def _snap_wrapper(path: Path) -> bool:
+    """Ubuntu's chromium/chromium-browser packages: a script that only says to install the snap."""
+    real = path.resolve()
+    if real.parts[:2] == ("/", "snap") or real.name == "snap":
+        return True
+    with real.open("rb") as f:
+        head = f.read(4096)
+    return head.startswith(b"#!") and b"snap" in head
+
+
+CHROMIUM = find_chromium()
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync",
@@ -42,9 +69,11 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
-    """One headless Chromium (Debian's, driven by Playwright) for every browser test of the session."""
+    """One headless Chromium (``CHROMIUM``, driven by Playwright) for every browser test of the session."""
     from playwright.sync_api import sync_playwright
 
+    if CHROMIUM is None:
+        pytest.fail(f"no Chromium or Chrome found (tried {', '.join(BROWSER_NAMES)}; set $LLMBENCH_CHROMIUM)")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield b

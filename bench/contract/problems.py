@@ -94,6 +94,8 @@ def validation_problem(name: str, err: Any, lines: LineMap) -> Problem:
     if kind == "value_error":  # our own checks (bench.contract.schema) already say "expected ..., got ..."
         return Problem(name, lines.line(loc), path, msg.removeprefix("Value error, "))
     expected = re.sub(r"^(Input|Value) should (be )?", "", msg)
+    if kind == "string_pattern_mismatch" and "\\r\\n" in str(err.get("ctx", {}).get("pattern", "")):
+        expected = "one line of text (no line break: the site shows it in tables)"
     if kind.startswith(("date_", "datetime_")):  # pydantic's wording here is about its internals
         expected = "a date (YYYY-MM-DD)" if kind.startswith("date_") else "an ISO 8601 date-time"
     got = err.get("input")

@@ -12,6 +12,7 @@ import difflib
 import functools
 import re
 from importlib import resources
+from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
 import yaml_rs
@@ -37,6 +38,7 @@ class Gpu(_Entry):
     hbm_bandwidth_tb_s: float = Field(gt=0)
     tflops_dense: dict[TensorPrecision, float | None]
     source: str
+    figure_sources: dict[str, str] = {}  # a figure's own source where it is not `source` (key: field path)
     notes: str | None = None
 
     def tflops(self, precision: str) -> float | None:
@@ -186,9 +188,17 @@ class _Index(Generic[T]):
         return out[:n]
 
 
+REGISTRY_FILES = ("gpus.yaml", "models.yaml", "precisions.yaml")
+
+
 def _load(filename: str) -> Any:
     text = resources.files("bench.data").joinpath(filename).read_text(encoding="utf-8")
     return yaml_rs.loads(text)
+
+
+def source_files() -> list[Path]:
+    """The registry files on disk (the site's database is stale when one is newer than it)."""
+    return [Path(str(resources.files("bench.data").joinpath(name))) for name in REGISTRY_FILES]
 
 
 @functools.cache

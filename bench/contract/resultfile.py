@@ -9,9 +9,13 @@ across files. ``write_file`` validates first, then writes to a temporary file an
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import re
+import signal
+import stat
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -28,7 +32,13 @@ from pydantic import ValidationError
 from bench.contract import registry
 from bench.contract.problems import LineMap, Problem, validation_problem, yaml_problem
 from bench.contract.runid import run_id, run_ids
-from bench.contract.schema import ResultFile, dict_validator
+from bench.contract.schema import (
+    MlperfResultFile,
+    ResultFile,
+    dict_validator,
+    is_mlperf,
+    mlperf_dict_validator,
+)
 
 __all__ = ["Problem", "run_id", "run_ids"]  # re-exported: callers import them from here
 
@@ -42,7 +52,7 @@ class Checked:
     """The outcome of checking one file: the parsed model (None if invalid) and its problems."""
 
     file: str
-    result: ResultFile | None
+    result: ResultFile | MlperfResultFile | None
     problems: list[Problem]
 
 
@@ -73,8 +83,52 @@ def _read_text(path: Path, name: str) -> tuple[str | None, Problem | None]:
     return text, None
 
 
+# C0 controls but TAB, LF and CR; DEL; C1 controls. NUL matters most: the YAML parser stops at it and
+# silently drops the rest of the file.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_BOM = "\ufeff"
+
+
+def _control_problem(text: str, name: str) -> Problem | None:
+    m = _CONTROL.search(text)
+    if not m:
+        return None
+    line = text.count("\n", 0, m.start()) + 1
+    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return Problem(
+        name,
+        line,
+        "",
+        f"expected text without control characters, got U+{ord(m.group()):04X} at column {col}",
+    )
+
+
+def _tag_problem(text: str, name: str) -> Problem | None:
+    """YAML tags (``!!binary``, ``!custom``) are refused: the parser would drop or reinterpret them."""
+    if "!" not in text:  # the scan below costs time; most files have no '!' at all
+        return None
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.TagToken):
+                handle, suffix = token.value
+                line = token.start_mark.line + 1
+                return Problem(
+                    name, line, "", f"expected plain YAML without tags, got tag {handle or ''}{suffix}"
+                )
+    except yaml.YAMLError:
+        return None  # a syntax error: the parser below reports it with its own location
+    return None
+
+
 def parse(text: str, name: str) -> tuple[Any, Problem | None]:
-    """YAML text -> Python data, or a located syntax problem (duplicate keys and alias bombs included)."""
+    """YAML text -> Python data, or a located syntax problem (duplicate keys and alias bombs included).
+
+    A UTF-8 byte-order mark is dropped; control characters other than TAB/CR/LF and YAML tags are refused.
+    """
+    text = text.removeprefix(_BOM)
+    problem = _control_problem(text, name) or _tag_problem(text, name)
+    if problem:
+        return None, problem
     try:
         data = _parse_yaml(text)
     except Exception as e:  # yaml_rs raises YAMLDecodeError and, on limits, other errors
@@ -101,10 +155,10 @@ def check_text(text: str, name: str) -> Checked:
     if problem:
         return Checked(name, None, [problem])
     try:
-        result = ResultFile.model_validate(data)
+        result = (MlperfResultFile if is_mlperf(data) else ResultFile).model_validate(data)
     except ValidationError as e:
         return Checked(name, None, _all_problems(name, e, data, LineMap(text)))
-    problems = _registry_problems(name, result.hardware.gpu, result.model.id, LineMap(text))
+    problems = _registry_problems(name, _names(data), LineMap(text))
     return Checked(name, None if problems else result, problems)
 
 
@@ -117,54 +171,181 @@ def check_data(text: str, name: str) -> tuple[dict[str, Any] | None, list[Proble
     if problem:
         return None, [problem]
     try:
-        valid = dict_validator().validate_python(data)
+        valid = (mlperf_dict_validator() if is_mlperf(data) else dict_validator()).validate_python(data)
     except ValidationError as e:
         return None, _all_problems(name, e, data, LineMap(text))
-    problems = _registry_problems(name, valid["hardware"]["gpu"], valid["model"]["id"], LineMap(text))
+    problems = _registry_problems(name, _names(data), LineMap(text))
     return (None if problems else valid), problems
 
 
 def _all_problems(name: str, e: ValidationError, data: dict[str, Any], lines: LineMap) -> list[Problem]:
     """Schema problems, and unknown GPU or model names too (where those fields are strings), in line order."""
     problems = [validation_problem(name, err, lines) for err in e.errors()]
-    gpu, model = (data.get("hardware") or {}), (data.get("model") or {})
-    gpu = gpu.get("gpu") if isinstance(gpu, dict) else None
-    model = model.get("id") if isinstance(model, dict) else None
-    problems += _registry_problems(name, gpu, model, lines)
+    problems += _registry_problems(name, _names(data), lines)
     return sorted(problems, key=lambda p: p.line or 0)
 
 
-def _registry_problems(name: str, gpu: Any, model: Any, lines: LineMap) -> list[Problem]:
+def _get(data: Any, *keys: str | int) -> Any:
+    """``data[k1][k2]...``, or None where a key is missing or a level is not a mapping or list."""
+    for k in keys:
+        if isinstance(k, str) and not (isinstance(data, dict) and k in data):
+            return None
+        if isinstance(k, int) and not (isinstance(data, list) and k < len(data)):
+            return None
+        data = data[k]
+    return data
+
+
+def _names(data: dict[str, Any]) -> list[tuple[str, Any, tuple[str | int, ...]]]:
+    """The registry names a file uses: (kind, value, location); a schema_version 2 (MLPerf) file names its
+    accelerator once and a model per run."""
+    out: list[tuple[str, Any, tuple[str | int, ...]]] = [
+        ("GPU", _get(data, "hardware", "gpu"), ("hardware", "gpu"))
+    ]
+    if is_mlperf(data):
+        runs = data.get("runs")
+        for i in range(len(runs) if isinstance(runs, list) else 0):
+            out.append(("model", _get(runs, i, "model"), ("runs", i, "model")))
+    else:
+        out.append(("model", _get(data, "model", "id"), ("model", "id")))
+    return out
+
+
+def _registry_problems(
+    name: str, names: list[tuple[str, Any, tuple[str | int, ...]]], lines: LineMap
+) -> list[Problem]:
     out = []
-    for kind, index, value, loc in (
-        ("GPU", registry.gpus(), gpu, ("hardware", "gpu")),
-        ("model", registry.models(), model, ("model", "id")),
-    ):
+    indexes = {"GPU": registry.gpus(), "model": registry.models()}
+    for kind, value, loc in names:
+        index = indexes[kind]
         if isinstance(value, str) and index.find(value) is None:
             near = index.suggest(value)
             hint = f"; closest known: {', '.join(near)}" if near else ""
             msg = f"expected a known {kind} (see bench/data), got {value!r}{hint}"
-            out.append(Problem(name, lines.line(loc), ".".join(loc), msg))
+            out.append(Problem(name, lines.line(loc), ".".join(map(str, loc)), msg))
     return out
 
 
 RESULT_SUFFIXES = (".yaml", ".yml")
+SOURCES_DIR = "sources"  # results/sources/: the published tables results were imported from, not results
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An entry a folder scan passed over, and why (shown by validate and ingest, never silent)."""
+
+    path: Path
+    why: str
+
+    def __str__(self) -> str:
+        return f"skipped {self.path}: {self.why}"
+
+
+@dataclass
+class Scan:
+    """What a scan found: result files to check, entries skipped with why, and links refused (problems)."""
+
+    files: list[Path]
+    skipped: list[Skipped]
+    problems: list[Problem]
+
+
+def scan(paths: Iterable[Path]) -> Scan:
+    """Every ``*.yaml``/``*.yml`` under the given files and folders, sorted; never ``*.json`` (the schema).
+
+    Hidden files and folders (.git, editors' swap files, our own .tmp files) and a top-level ``sources/``
+    (the published tables results are imported from) are left out silently, as are other files (README,
+    the schema). Everything else passed over is reported in ``skipped``: dangling or looping symbolic
+    links, FIFOs, sockets and devices, ``*.YAML``-style case variants, links to folders, unreadable
+    folders. A symbolic link that leads out of the folder scanned is a problem: results are files in it.
+    A named file that does not exist is listed anyway, so that checking it reports it.
+    """
+    out = Scan([], [], [])
+    for p in paths:
+        if p.is_dir():
+            _scan_dir(p, p, p.resolve(), out)
+        elif p.suffix in RESULT_SUFFIXES and p.exists() and not p.is_file():
+            out.skipped.append(Skipped(p, f"not a regular file ({_kind(p)})"))
+        elif p.suffix in RESULT_SUFFIXES or not p.exists():
+            out.files.append(p)
+    out.files.sort()
+    return out
 
 
 def iter_result_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """Every ``*.yaml``/``*.yml`` under the given files and folders, sorted; never ``*.json`` (the schema).
+    """The result files of ``scan`` (its skipped entries and refused links left aside)."""
+    yield from scan(paths).files
 
-    A named file that does not exist is yielded anyway, so that checking it reports it.
-    """
-    for p in paths:
-        if p.is_dir():
-            # hidden files and folders (.git, editors' swap files, our own .tmp files) are never results
-            found = (q for q in p.rglob("*") if q.suffix in RESULT_SUFFIXES)
-            yield from sorted(
-                q for q in found if q.is_file() and not any(x.startswith(".") for x in q.relative_to(p).parts)
+
+def _kind(p: Path) -> str:
+    mode = p.lstat().st_mode
+    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "device")):
+        if test(mode):
+            return name
+    return "device" if stat.S_ISBLK(mode) else "not a file or folder"
+
+
+def _scan_dir(folder: Path, top: Path, root: Path, out: Scan) -> None:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as e:
+        out.skipped.append(Skipped(folder, f"unreadable folder ({e.strerror or e})"))
+        return
+    for entry in entries:
+        path = folder / entry.name
+        if entry.name.startswith(".") or (folder == top and entry.name == SOURCES_DIR):
+            continue
+        if entry.is_symlink():
+            _scan_link(path, root, out)
+        elif entry.is_dir(follow_symlinks=False):
+            _scan_dir(path, top, root, out)
+        elif not entry.is_file(follow_symlinks=False):
+            out.skipped.append(Skipped(path, f"not a regular file ({_kind(path)})"))
+        elif path.suffix in RESULT_SUFFIXES:
+            out.files.append(path)
+        elif path.suffix.lower() in RESULT_SUFFIXES:
+            out.skipped.append(
+                Skipped(path, f"suffix {path.suffix}: result files end in lower-case .yaml or .yml")
             )
-        elif p.suffix in RESULT_SUFFIXES or not p.exists():
-            yield p
+
+
+def _scan_link(path: Path, root: Path, out: Scan) -> None:
+    try:
+        target = path.resolve(strict=True)
+    except FileNotFoundError:
+        out.skipped.append(Skipped(path, f"dangling symbolic link (to {os.readlink(path)})"))
+        return
+    except (RuntimeError, OSError) as e:  # ELOOP: a link that leads back to itself
+        out.skipped.append(Skipped(path, f"symbolic link that cannot be resolved ({_reason(e)})"))
+        return
+    if not target.is_relative_to(root):
+        out.problems.append(
+            Problem(
+                str(path), None, "",
+                f"expected a file inside {root.name}/, got a symbolic link to {target} (outside it; "
+                "copy the file in instead)",
+            )
+        )  # fmt: skip
+    elif target.is_dir():
+        out.skipped.append(
+            Skipped(path, "symbolic link to a folder (not followed; its files are scanned there)")
+        )
+    elif not target.is_file():
+        out.skipped.append(Skipped(path, f"symbolic link to something not a regular file ({_kind(target)})"))
+    elif path.suffix in RESULT_SUFFIXES:
+        out.files.append(path)
+    elif path.suffix.lower() in RESULT_SUFFIXES:
+        out.skipped.append(
+            Skipped(path, f"suffix {path.suffix}: result files end in lower-case .yaml or .yml")
+        )
+
+
+def _reason(e: BaseException) -> str:
+    return (
+        "a loop of links"
+        if isinstance(e, RuntimeError) or getattr(e, "errno", None) == errno.ELOOP
+        else str(e)
+    )
 
 
 @dataclass(frozen=True)
@@ -234,10 +415,26 @@ def iter_outcomes(
     workers = workers or min(os.cpu_count() or 1, 8)
     if workers < 2 or len(files) < _PARALLEL_MIN_FILES:
         return (_outcome(f, str(root), payload_fn) for f in files)
-    pool = ProcessPoolExecutor(workers)
+    pool = ProcessPoolExecutor(workers, initializer=_die_with_parent, initargs=(os.getpid(),))
     chunk = 1 if len(files) < 512 else 4  # small chunks keep both cores busy to the last file
     results = pool.map(_outcome, files, repeat(str(root)), repeat(payload_fn), chunksize=chunk)
     return _drain(pool, results)
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _die_with_parent(parent: int) -> None:
+    """Pool initializer: the worker gets SIGKILL when the process that started it dies (Linux's
+    parent-death signal), so a killed ingest or validate leaves no worker behind checking files."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the signal was armed: nobody would send it
+        os._exit(1)
 
 
 def _drain(pool: ProcessPoolExecutor, results: Iterator[Outcome]) -> Iterator[Outcome]:

@@ -13,7 +13,7 @@ import operator
 from typing import Any
 
 from bench.contract import registry
-from bench.contract.schema import EngineSettings, Parallelism, ResultFile, Workload
+from bench.contract.schema import EngineSettings, Parallelism, ResultFile, Workload, is_mlperf
 
 _PARALLELISM = operator.itemgetter(*Parallelism.model_fields)
 _WORKLOAD = operator.itemgetter(*Workload.model_fields)
@@ -62,7 +62,10 @@ def run_ids(data: dict[str, Any]) -> list[str]:
     """Stable, citable 12-hex ids of a file's runs (validated dicts), from source and configuration only.
 
     Two runs with the same id are the same run: same source, GPU, model, precision, engine and settings.
+    An MLPerf run (schema_version 2) is one round x submitter x system x division x benchmark x scenario.
     """
+    if is_mlperf(data):
+        return _mlperf_ids(data)
     prefix = hashlib.sha1(_file_key(data).encode())
     out = []
     for r in data["runs"]:
@@ -75,3 +78,10 @@ def run_ids(data: dict[str, Any]) -> list[str]:
 def run_id(result: ResultFile, run_index: int) -> str:
     """The id of one run of a model (see ``run_ids``; prefer that for many runs)."""
     return run_ids(result.model_dump())[run_index]
+
+
+def _mlperf_ids(data: dict[str, Any]) -> list[str]:
+    m = data["mlperf"]
+    prefix = repr(("mlperf", m["round"], data["submission"]["submitter"], m["system_id"]))
+    keys = (repr((r["division"], r["benchmark"], r["scenario"])) for r in data["runs"])
+    return [hashlib.sha1(f"{prefix}{k}".encode()).hexdigest()[:12] for k in keys]

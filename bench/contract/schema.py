@@ -20,14 +20,42 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, HttpUrl, TypeAdapter, model_validator
 from typing_extensions import TypedDict
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # the newest version; 1 (every non-MLPerf file) stays valid unchanged
+MLPERF_SCHEMA_VERSION = 2  # MLPerf Inference submissions (``MlperfResultFile``)
 # A run note's text after this marker says why its published figure is known to be wrong (the figure is
 # kept as published); import-csv writes it from bench/data/errata.yaml, ingest shows it as `erratum`.
 ERRATUM_MARKER = "Erratum: "
 
+# The largest value of the site database's INTEGER columns (site_gen/load.py, DuckDB's 32-bit INTEGER):
+# a number that validates must also ingest.
+DB_INT_MAX = 2**31 - 1
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]  # .inf or .nan is never a figure
-PositiveInt = Annotated[int, Field(gt=0)]
-NonEmptyStr = Annotated[str, Field(min_length=1, max_length=500)]
+NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+PositiveInt = Annotated[int, Field(gt=0, le=DB_INT_MAX)]
+# One line: the site puts these in Markdown tables and headings, where a line break breaks the page.
+NonEmptyStr = Annotated[str, Field(min_length=1, max_length=500, pattern=r"^[^\r\n]+$")]
+LineStr = Annotated[str, Field(max_length=500, pattern=r"^[^\r\n]*$")]
+
+
+def _not_after_today(d: dt.date) -> dt.date:
+    # a day of slack: the submitter's time zone may be ahead of this machine's
+    if d > dt.date.today() + dt.timedelta(days=1):
+        raise ValueError(f"expected a date not after today, got {d.isoformat()}")
+    return d
+
+
+def _not_in_future(t: dt.datetime) -> dt.datetime:
+    _not_after_today(t.date())
+    return t
+
+
+def _check_world(tp: int, pp: int, ep: int | None) -> None:
+    if tp * pp > DB_INT_MAX:
+        raise ValueError(
+            f"expected tp x pp (the GPU count) of at most {DB_INT_MAX}, got {tp} x {pp} = {tp * pp}"
+        )
+
+
 Precision = Literal["FP32", "FP16", "BF16", "FP8", "FP4", "INT8", "INT4", "Mixed"]
 
 
@@ -50,17 +78,19 @@ class Submission(_Strict):
     submitter: NonEmptyStr
     system: NonEmptyStr = Field(description="Name of the system, e.g. 'KISTI Neuron', 'DGX H200'.")
     # strict=False: a quoted "2026-04-20" is a date too (YAML writers often quote them); numbers stay refused
-    date: dt.date = Field(strict=False, description="Date the numbers were measured or published.")
+    date: Annotated[dt.date, AfterValidator(_not_after_today)] = Field(
+        strict=False, description="Date the numbers were measured or published."
+    )
     source: Source
 
 
 class Hardware(_Strict):
     gpu: NonEmptyStr = Field(description="Canonical GPU name from the GPU registry.")
-    gpu_label: str | None = Field(default=None, description="The source's own label, kept verbatim.")
+    gpu_label: LineStr | None = Field(default=None, description="The source's own label, kept verbatim.")
     gpus_per_node: PositiveInt | None = None
     nodes: PositiveInt = 1
-    interconnect: str | None = None
-    cpu: str | None = None
+    interconnect: LineStr | None = None
+    cpu: LineStr | None = None
 
 
 class Software(_Strict):
@@ -74,7 +104,7 @@ class Software(_Strict):
     benchmark_tool: NonEmptyStr = Field(
         description="trtllm-bench, gptManagerBenchmark, llmbench-transformers..."
     )
-    container_image: str | None = None
+    container_image: LineStr | None = None
 
     @model_validator(mode="after")
     def _workflow_only_for_trtllm(self) -> Software:
@@ -89,12 +119,12 @@ def _check_workflow(engine: str, workflow: str | None) -> None:
 
 class Model(_Strict):
     id: NonEmptyStr = Field(description="Canonical Hugging Face id from the model registry.")
-    label: str | None = Field(default=None, description="The source's own model label, kept verbatim.")
-    checkpoint: str | None = Field(
+    label: LineStr | None = Field(default=None, description="The source's own model label, kept verbatim.")
+    checkpoint: LineStr | None = Field(
         default=None, description="Checkpoint actually run, e.g. a pre-quantised one."
     )
     weight_precision: Precision
-    kv_cache_dtype: str | None = None
+    kv_cache_dtype: LineStr | None = None
     weights: Literal["pretrained", "random"] = Field(
         default="pretrained",
         description="random: throughput-only run with random weights of the architecture.",
@@ -107,6 +137,16 @@ class Parallelism(_Strict):
     ep: PositiveInt | None = None
     attention_dp: bool = False
 
+    @model_validator(mode="after")
+    def _world_fits(self) -> Parallelism:
+        _check_world(self.tp, self.pp, self.ep)
+        return self
+
+
+def _check_world_dict(d: dict[str, Any]) -> dict[str, Any]:
+    _check_world(d["tp"], d["pp"], d["ep"])
+    return d
+
 
 class Workload(_Strict):
     isl: PositiveInt = Field(description="Input sequence length (tokens).")
@@ -115,16 +155,16 @@ class Workload(_Strict):
     concurrency: PositiveInt | None = Field(
         default=None, description="Max in-flight requests; null: unlimited."
     )
-    dataset: str = "token-norm-dist"
-    input_stdev: Annotated[float, Field(ge=0)] | None = None
-    output_stdev: Annotated[float, Field(ge=0)] | None = None
+    dataset: LineStr = "token-norm-dist"
+    input_stdev: NonNegFloat | None = None
+    output_stdev: NonNegFloat | None = None
     streaming: bool | None = None
 
 
 class EngineSettings(_Strict):
     max_batch_size: PositiveInt | None = None
     max_num_tokens: PositiveInt | None = None
-    kv_cache_free_gpu_mem_fraction: Annotated[float, Field(gt=0, le=1)] | None = None
+    kv_cache_free_gpu_mem_fraction: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] | None = None
     extra: dict[str, Any] | None = Field(default=None, description="Extra LLM-API options (the YAML passed).")
 
 
@@ -184,7 +224,9 @@ class Run(_Strict):
     workload: Workload
     engine_settings: EngineSettings = EngineSettings()
     metrics: Metrics
-    timestamp: dt.datetime | None = Field(default=None, strict=False, description="When the run ended (ISO).")
+    timestamp: Annotated[dt.datetime, AfterValidator(_not_in_future)] | None = Field(
+        default=None, strict=False, description="When the run ended (ISO)."
+    )
     command: str | None = Field(default=None, max_length=20000, description="Exact command that produced it.")
     notes: str | None = Field(
         default=None,
@@ -206,6 +248,135 @@ class ResultFile(_Strict):
     runs: list[Run] = Field(min_length=1)
 
 
+# --- schema_version 2: MLPerf(R) Inference results ----------------------------------------------------------
+# An MLPerf result is not a trtllm-bench run: it is a whole system's figure under a scenario's latency
+# limits, filed under a benchmark, a round, a division and an availability category, with a result ID that
+# MLCommons' rules require next to it. One file holds one round x submitter x system (the submission's
+# system folder); each run is one benchmark x scenario (x division) of it. MLCommons forbids comparing
+# MLPerf results with any other kind, so these files have their own version and their own table in the site
+# database: nothing written for schema_version 1 can read them by accident.
+
+MlperfMetric = Literal["tokens_per_s", "samples_per_s", "queries_per_s", "latency_p90_ns"]
+MlperfScenario = Literal["Offline", "Server", "Interactive", "SingleStream"]
+_DECIMAL = r"^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$"  # as LoadGen prints it: 31267.4, 2.49431e+06
+
+
+class MlperfInfo(_Strict):
+    round: Annotated[str, Field(pattern=r"^v[0-9]+\.[0-9]+$")] = Field(
+        description="MLPerf Inference round (benchmark version), e.g. v5.1."
+    )
+    suite: Literal["datacenter", "edge"]
+    system_id: NonEmptyStr = Field(description="The submission's system folder name (systems/<id>.json).")
+    system_json_path: str | None = Field(
+        default=None, description="The system description in the repository."
+    )
+    repository: HttpUrl = Field(description="MLCommons' results repository of the round.")
+    data_origin: NonEmptyStr = Field(description="Repository and commit the figures were read from.")
+
+
+class MlperfHardware(_Strict):
+    gpu: NonEmptyStr | None = Field(
+        description="Canonical accelerator name from the GPU registry; null: several accelerator types."
+    )
+    gpu_label: NonEmptyStr = Field(description="The accelerator as the submission writes it, verbatim.")
+    gpus_per_node: PositiveInt = Field(description="Accelerators per node (NVL72 systems count 4 per node).")
+    nodes: PositiveInt
+    total_accelerators: PositiveInt = Field(description="gpus_per_node x nodes, as the submission counts it.")
+
+    @model_validator(mode="after")
+    def _total(self) -> MlperfHardware:
+        _check_total(self.gpus_per_node, self.nodes, self.total_accelerators)
+        return self
+
+
+def _check_total(per_node: int, nodes: int, total: int) -> None:
+    if per_node * nodes != total:
+        raise ValueError(
+            f"expected total_accelerators = {per_node} x {nodes} = {per_node * nodes}, got {total}"
+        )
+
+
+class MlperfRun(_Strict):
+    benchmark: NonEmptyStr = Field(
+        description="Benchmark as filed (results folder), e.g. llama3_1-70b-fp8_dyn."
+    )
+    benchmark_official: NonEmptyStr = Field(
+        description="The MLPerf benchmark it is filed under, e.g. llama2-70b-99."
+    )
+    model: NonEmptyStr | None = Field(
+        description="Model id from the model registry; null: not in the registry."
+    )
+    scenario: MlperfScenario
+    division: Literal["closed", "open"]
+    availability: Literal["available", "preview", "rdi"] = Field(
+        description="Availability category: available, preview, or research/development/internal (rdi)."
+    )
+    result_id: Annotated[str, Field(pattern=r"^v?[0-9]+\.[0-9]+-[0-9]{4}$")] = Field(
+        description="MLPerf result ID, e.g. 5.1-0075; MLCommons' rules require it next to the figure."
+    )
+    system_name: NonEmptyStr = Field(description="The system under test as the submission names it.")
+    framework: NonEmptyStr = Field(description="The software stack as the submission writes it, verbatim.")
+    engine: Literal["tensorrt-llm", "vllm", "sglang", "other"]
+    engine_basis: Literal["explicit", "inferred", "override", "unspecified"] = Field(
+        description="How the engine was determined: named in the system description, inferred (NVIDIA's "
+        "harness listed as 'TensorRT x.y' on NVIDIA GPUs), set by hand, or not known."
+    )
+    engine_evidence: str | None = Field(default=None, max_length=1000)
+    metric: MlperfMetric = Field(
+        description="What value measures: whole-system tokens/s, or (flagged, never plotted as tokens/s) "
+        "samples/s, queries/s or the SingleStream p90 latency in ns."
+    )
+    value: PositiveFloat = Field(description="The figure for the whole system, the number of value_text.")
+    value_text: Annotated[str, Field(pattern=_DECIMAL)] = Field(
+        description="The figure exactly as the log prints it."
+    )
+    tokens_inferred: bool = Field(
+        default=False, description="tokens/s derived by LoadGen from samples/s (the harness gave no tokens)."
+    )
+    ttft_limit_ms: PositiveFloat | None = Field(
+        default=None, description="p99 TTFT limit in force (Server, Interactive)."
+    )
+    tpot_limit_ms: PositiveFloat | None = Field(default=None, description="p99 TPOT limit in force.")
+    ttft_p99_ms: PositiveFloat | None = Field(default=None, description="Measured p99 time to first token.")
+    tpot_p99_ms: PositiveFloat | None = Field(default=None, description="Measured p99 time per output token.")
+    log_url: HttpUrl = Field(description="The LoadGen log (mlperf_log_summary.txt) the figure was read from.")
+    summary_url: HttpUrl | None = Field(
+        default=None, description="The round's summary table it was checked against."
+    )
+    notes: str | None = Field(default=None, max_length=4000)
+
+    @model_validator(mode="after")
+    def _value_is_text(self) -> MlperfRun:
+        _check_value_text(self.value, self.value_text)
+        return self
+
+
+def _check_value_text(value: float, text: str) -> None:
+    """value must be the number value_text prints, not a rounding of it."""
+    from decimal import Decimal
+
+    if Decimal(repr(value)) != Decimal(text):
+        raise ValueError(f"expected value to equal value_text {text!r} exactly, got {value!r}")
+
+
+class MlperfResultFile(_Strict):
+    schema_version: Literal[2]
+    submission: Submission
+    mlperf: MlperfInfo
+    hardware: MlperfHardware
+    runs: list[MlperfRun] = Field(min_length=1)
+
+
+def _check_mlperf_hardware_dict(d: dict[str, Any]) -> dict[str, Any]:
+    _check_total(d["gpus_per_node"], d["nodes"], d["total_accelerators"])
+    return d
+
+
+def _check_mlperf_run_dict(d: dict[str, Any]) -> dict[str, Any]:
+    _check_value_text(d["value"], d["value_text"])
+    return d
+
+
 # --- The same contract over plain dicts, for bulk checking -------------------------------------------------
 # Building ~8 model instances per run is half the cost of validating a large results tree. The TypedDicts
 # below are generated from the models above (same fields, constraints, defaults and checks), so pydantic-core
@@ -221,6 +392,9 @@ def _check_workflow_dict(d: dict[str, Any]) -> dict[str, Any]:
 _DICT_CHECKS: dict[type[BaseModel], AfterValidator] = {
     Software: AfterValidator(_check_workflow_dict),
     Metrics: AfterValidator(_check_throughput_dict),
+    Parallelism: AfterValidator(_check_world_dict),
+    MlperfHardware: AfterValidator(_check_mlperf_hardware_dict),
+    MlperfRun: AfterValidator(_check_mlperf_run_dict),
 }
 _DICT_CONFIG = ConfigDict(extra="forbid", strict=True)
 
@@ -268,6 +442,17 @@ def dict_validator() -> TypeAdapter[dict[str, Any]]:
     return TypeAdapter(_typed_dict(ResultFile))
 
 
+@functools.cache
+def mlperf_dict_validator() -> TypeAdapter[dict[str, Any]]:
+    """``dict_validator`` for schema_version 2 (``MlperfResultFile``)."""
+    return TypeAdapter(_typed_dict(MlperfResultFile))
+
+
+def is_mlperf(data: Any) -> bool:
+    """Whether parsed result data claims schema_version 2 (an MLPerf file): it picks the model."""
+    return isinstance(data, dict) and data.get("schema_version") == MLPERF_SCHEMA_VERSION
+
+
 SCHEMA_FILE = "result.schema.json"  # written to results/ by `llmbench schema`, for editors and other tools
 
 
@@ -275,10 +460,13 @@ def json_schema_text() -> str:
     """The JSON Schema of a result file (generated from ``ResultFile``), as stable, diff-friendly text."""
     import json
 
+    both = TypeAdapter(ResultFile | MlperfResultFile).json_schema()
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://llmbench/result.schema.v{SCHEMA_VERSION}.json",
-        **ResultFile.model_json_schema(),
+        "title": f"llmbench result file, schema_version 1 or {SCHEMA_VERSION}",
+        "description": "schema_version 1: measured and published runs (ResultFile); "
+        "2: MLPerf Inference results (MlperfResultFile).",
+        **both,
     }
-    schema["title"] = f"llmbench result file, schema_version {SCHEMA_VERSION}"
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"

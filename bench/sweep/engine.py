@@ -17,6 +17,7 @@ The launcher (srun/mpirun) and container wrapping is shared by all engines (``la
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import re
 import shlex
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
+
+from bench.errors import UserError
 
 if TYPE_CHECKING:
     from bench.sweep.spec import Job, Plan, Sweep
@@ -99,6 +102,8 @@ class EngineSpec:
     report: ReportReader
     dataset: DatasetMaker
     uses_launcher: bool = True
+    # the script that starts the engine's MPI workers under srun/mpirun (trtllm-llmapi-launch), or None
+    launcher_script: Callable[[Sweep], str | None] = _nothing
     # (version, workflow) the sweep declares: part of every job's id and of the exported result file
     identity: Callable[[Sweep], tuple[str | None, str | None]] = _no_identity
     # checks before the first job (e.g. files the sweep names), then against the installed version
@@ -135,7 +140,9 @@ def engine(name: str) -> EngineSpec:
 
 
 def model_slug(model_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "--", model_id)
+    """One path component for a model id or any other sweep value put into a path: never '.', '..' or ''."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "--", model_id).strip(".")
+    return slug or "_"
 
 
 def dataset_path(job: Job) -> Path:
@@ -172,21 +179,80 @@ def container_prefix_for(sweep: Sweep) -> list[str]:
 
 
 def launch(job: Job, step: Step) -> list[str]:
-    """The full argv of a step: launcher (srun/mpirun with trtllm-llmapi-launch), container, command."""
+    """The full argv of a step: launcher (srun/mpirun with the engine's launch script), container, command."""
     cluster, spec = job.spec.cluster, engine(job.engine)
     container = container_prefix_for(job.spec)
     if not step.launched or not spec.uses_launcher or cluster.launcher == "local":
         return [*container, *step.argv]
     world = job.world_size
-    # trtllm-llmapi-launch starts the MPI workers of the LLM API on every rank but the first
-    llmapi = [*container, "trtllm-llmapi-launch", *step.argv]
+    # the launch script (trtllm-llmapi-launch) starts the MPI workers of the LLM API on every rank but
+    # the first; its name is the release's own (trtllm-hlapi-launch in 0.12)
+    script = spec.launcher_script(job.spec)
+    wrapped = [*container, *([script] if script else []), *step.argv]
     if cluster.launcher == "mpirun":
-        return ["mpirun", "-n", str(world), "--allow-run-as-root", "--oversubscribe", *llmapi]
+        return [
+            "mpirun",
+            "-n",
+            str(world),
+            *mpirun_hosts(job),
+            "--allow-run-as-root",
+            "--oversubscribe",
+            *wrapped,
+        ]
     per_node = min(world, cluster.gpus_per_node)
     srun = ["srun", f"--nodes={job.nodes}", f"--ntasks={world}", f"--ntasks-per-node={per_node}"]
     if cluster.slurm.srun_mpi:
         srun.append(f"--mpi={cluster.slurm.srun_mpi}")
-    return [*srun, *llmapi]
+    return [*srun, *wrapped]
+
+
+def mpirun_hosts(job: Job) -> list[str]:
+    """``-H host1:8,host2:8`` for a job over more than one node; an error when no host list is given.
+
+    Without a host list Open MPI starts every rank on the node it runs on: a "two-node" job would
+    oversubscribe one node and measure nothing true. One node needs no list.
+    """
+    hosts = job.spec.cluster.hosts
+    if job.nodes <= 1 and not hosts:
+        return []
+    if not hosts:
+        raise UserError(
+            f"job {job.index} ({job.label}) needs {job.nodes} nodes with launcher mpirun, but no host "
+            "list is given: set cluster.hosts (e.g. [host1:8, host2:8]) in the sweep file or pass "
+            "--hosts host1:8,host2:8 (under Slurm use launcher srun)"
+        )
+    slots = sum(int(h.rsplit(":", 1)[1]) for h in hosts)
+    if slots < job.world_size:
+        raise UserError(
+            f"job {job.index} ({job.label}) needs {job.world_size} ranks but cluster.hosts "
+            f"{','.join(hosts)} has {slots} slots"
+        )
+    return ["-H", ",".join(hosts)]
+
+
+HOST_SLOTS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*:[1-9][0-9]*$")
+
+
+def with_hosts(plan: Plan, hosts: str | None) -> Plan:
+    """The plan with ``--hosts host1:8,host2:8`` in place of the sweep's ``cluster.hosts``, checked: a job
+    over several nodes under mpirun without a host list is an error before anything runs."""
+    if hosts is not None:
+        plan = _replace_hosts(plan, hosts)
+    if plan.sweep.cluster.launcher == "mpirun" and engine(plan.sweep.engine).uses_launcher:
+        for job in plan.jobs:
+            mpirun_hosts(job)
+    return plan
+
+
+def _replace_hosts(plan: Plan, hosts: str) -> Plan:
+    listed = [h.strip() for h in hosts.split(",") if h.strip()]
+    bad = [h for h in listed if not HOST_SLOTS.match(h)]
+    if bad or not listed:
+        raise UserError(f"--hosts: expected host:slots,... like host1:8,host2:8, got {hosts!r}")
+    cluster = plan.sweep.cluster.model_copy(update={"hosts": listed})
+    sweep = plan.sweep.model_copy(update={"cluster": cluster})
+    jobs = [dataclasses.replace(j, spec=sweep) for j in plan.jobs]
+    return dataclasses.replace(plan, sweep=sweep, jobs=jobs)
 
 
 def job_steps(job: Job, kv_fraction: float | None, report: Path) -> list[Step]:
@@ -204,7 +270,7 @@ def describe(plan: Plan) -> str:
         out.append(f"\n[{job.index}] {job.id}  {job.label}")
         out.append(f"  dataset: {dataset_path(job)}")
         out.append(f"    (same file as: {prepare_dataset_equivalent(job)})")
-        for step in job_steps(job, kv, job.job_dir / "report-<attempt>.json"):
+        for step in job_steps(job, kv, job.job_dir / "report-<attempt>-<token>.json"):
             out.append(f"  {step.name}: {step.shell}")
             out += [f"    dropped {d}" for d in step.dropped]
     for s in plan.skipped:

@@ -1,10 +1,15 @@
 """Run a planned sweep on this node: dataset, commands with a timeout, logs, parsing, retries, storage.
 
-For each job (``run_plan``): write its dataset if not cached, run its steps (a legacy engine is built
-once and reused), each in its own process group with its output in ``jobs/<job>/attempt-<n>.log`` and
-killed at the timeout; parse ``--report_json`` then the console summary; store the attempt in the runs
-database whatever happened. An out-of-memory failure is retried with the next lower KV-cache fraction
-of ``settings.kv_cache_fallback`` (0.90, 0.80 by default: a sweep starting at NVIDIA's 0.95 goes
+For each job (``run_plan``): write its dataset if not cached, record the attempt as ``running``, run its
+steps (a legacy engine is built once and reused), each in its own process group with its output in
+``jobs/<job>/attempt-<n>-<token>.log`` and killed at the timeout; parse ``report-<n>-<token>.json``
+(only if this attempt's process wrote it) then the console summary; store the outcome in the runs
+database whatever happened. Log and report paths are new for every attempt (the token), so a process
+left by an earlier, killed runner can never write into the files of a later attempt. A stop signal
+kills the command's group and records the attempt; a killed runner's command gets the parent-death
+signal; a ``running`` row left by a dead runner is ended by the next run (see ``bench.sweep.procs``).
+An out-of-memory failure is retried with the next lower KV-cache fraction of
+``settings.kv_cache_fallback`` (0.90, 0.80 by default: a sweep starting at NVIDIA's 0.95 goes
 0.95 -> 0.90 -> 0.80; one with no start value, the tool's 0.90, goes on at 0.80) and each attempt is
 recorded with the one it retried. No failure stops the sweep. A progress bar shows done, failed,
 remaining and the ETA.
@@ -14,9 +19,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import secrets
 import shlex
-import signal
+import socket
 import subprocess
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +34,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from bench.errors import UserError
-from bench.sweep import provenance, store
+from bench.sweep import procs, provenance, store
 from bench.sweep.engine import DEFAULT_KV_FRACTION, dataset_path, engine, job_steps
 from bench.sweep.spec import Job, Plan
 
@@ -46,6 +54,9 @@ class Attempt:
     started_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
     finished_at: dt.datetime | None = None
     retry_of: int | None = None
+    token: str = field(default_factory=lambda: secrets.token_hex(4))
+    child_pgid: int | None = None
+    child_started: int | None = None
 
 
 @dataclass
@@ -58,75 +69,108 @@ class Summary:
     failures: list[str] = field(default_factory=list)
 
 
-def log_path(job: Job, attempt: int) -> Path:
-    return job.job_dir / f"attempt-{attempt}.log"
+def log_path(job: Job, att: Attempt) -> Path:
+    return job.job_dir / f"attempt-{att.number}-{att.token}.log"
 
 
-def report_path(job: Job, attempt: int) -> Path:
-    return job.job_dir / f"report-{attempt}.json"
+def report_path(job: Job, att: Attempt) -> Path:
+    return job.job_dir / f"report-{att.number}-{att.token}.json"
 
 
 # --- one process, with a timeout ----------------------------------------------------------------------
 
 
-def run_process(argv: list[str], log: Path, timeout_s: float, grace_s: float) -> tuple[int | None, bool]:
+def run_process(
+    argv: list[str],
+    log: Path,
+    timeout_s: float,
+    grace_s: float,
+    on_start: Callable[[int], None] | None = None,
+) -> tuple[int | None, bool]:
     """Run argv with its output appended to ``log``; kill its process group at the timeout.
 
-    Returns (exit code, timed out). A missing executable is exit code 127, as a shell would say.
+    The command leads its own process group and gets SIGKILL if the runner dies (parent-death signal);
+    ``on_start(pid)`` records it before we wait. Any exception while waiting (a stop signal:
+    ``procs.Interrupted``) kills the group first. Returns (exit code, timed out). A missing executable
+    is exit code 127, as a shell would say.
     """
     with log.open("a", encoding="utf-8") as f:
         f.write(f"# llmbench: {shlex.join(argv)}\n")
         f.flush()
         try:
-            proc = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+            proc = subprocess.Popen(
+                argv,
+                stdout=f,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=procs.die_with_parent(),
+            )
         except OSError as e:
             f.write(f"# llmbench: cannot start {argv[0]}: {e}\n")
             return 127, False
         try:
+            if on_start:
+                on_start(proc.pid)
             return proc.wait(timeout=timeout_s), False
         except subprocess.TimeoutExpired:
-            _kill_group(proc, grace_s)
+            procs.kill_group(proc, grace_s)
             f.write(f"# llmbench: killed after the {timeout_s:g} s timeout\n")
             return proc.returncode, True
-
-
-def _kill_group(proc: subprocess.Popen, grace_s: float) -> None:
-    """SIGTERM the whole process group (MPI ranks, workers), then SIGKILL what is left after the grace."""
-    for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 10.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+        except BaseException as e:
+            procs.kill_group(proc, grace_s)
+            f.write(f"# llmbench: stopped ({type(e).__name__}: {e}); killed the command's process group\n")
+            raise
 
 
 # --- one attempt ----------------------------------------------------------------------------------------
 
 
-def run_attempt(job: Job, number: int, kv_fraction: float | None) -> Attempt:
-    """Run the job's steps once at the given KV-cache fraction and classify the outcome."""
-    att = Attempt(number, kv_fraction)
-    log, rep = log_path(job, number), report_path(job, number)
+Record = Callable[["Attempt"], None]
+
+
+def run_attempt(job: Job, att: Attempt, record: Record | None = None) -> Attempt:
+    """Run the job's steps once at the attempt's KV-cache fraction and classify the outcome.
+
+    ``record(att)`` is called with the attempt marked ``running`` before the first command starts and
+    again once each command's process group is known; on a stop signal the attempt is recorded as
+    failed ("interrupted") before the signal goes on up.
+    """
+    kv_fraction = att.kv_fraction
+    log, rep = log_path(job, att), report_path(job, att)
     job.job_dir.mkdir(parents=True, exist_ok=True)
     log.write_text("", encoding="utf-8")
-    rep.unlink(missing_ok=True)
     steps = job_steps(job, kv_fraction, rep)
     report = engine(job.engine).report
     att.command = "\n".join(s.shell for s in steps)
     timeout, grace = job.spec.run.timeout_s, job.spec.run.kill_grace_s
     rc, timed_out, ran = None, False, None
-    for step in steps:
-        if step.creates and step.creates.exists():
-            _note(log, f"{step.name}: {step.creates} exists, reusing it")
-            continue
-        ran = step.name
-        rc, timed_out = run_process(step.argv, log, timeout, grace)
-        if timed_out or (rc != 0 and step.name != "benchmark"):
-            break
+    att.status = "running"
+    launched = time.time()
+
+    def started(pid: int) -> None:
+        att.child_pgid, att.child_started = pid, procs.start_ticks(pid)
+        if record:
+            record(att)
+
+    if record:
+        record(att)
+    try:
+        for step in steps:
+            if step.creates and step.creates.exists():
+                _note(log, f"{step.name}: {step.creates} exists, reusing it")
+                continue
+            ran = step.name
+            rc, timed_out = run_process(step.argv, log, timeout, grace, started)
+            if timed_out or (rc != 0 and step.name != "benchmark"):
+                break
+    except procs.Interrupted as e:
+        att.status, att.error = "failed", f"interrupted by {e}: the runner was stopped and killed the command"
+        att.finished_at = dt.datetime.now(dt.UTC)
+        att.log_tail = report.tail(log.read_text(encoding="utf-8", errors="replace"))
+        if record:
+            record(att)
+        raise
+    att.status = "failed"
     att.exit_code, text = rc, log.read_text(encoding="utf-8", errors="replace")
     att.finished_at = dt.datetime.now(dt.UTC)
     att.log_tail = report.tail(text)
@@ -137,9 +181,7 @@ def run_attempt(job: Job, number: int, kv_fraction: float | None) -> Attempt:
         return att
     if not timed_out and (rc == 0 or report.has_summary(text)):
         try:
-            att.parsed = report.parse(
-                rep.read_text(encoding="utf-8") if rep.exists() else None, text, rep.name
-            )
+            att.parsed = report.parse(_own_report(rep, launched), text, rep.name)
             att.status, att.log_tail = "ok", None
             return att
         except (report.ReportError, OSError) as e:
@@ -148,6 +190,17 @@ def run_attempt(job: Job, number: int, kv_fraction: float | None) -> Attempt:
     att.status = diag.kind
     att.error = att.error if att.error and diag.kind == "failed" else diag.message
     return att
+
+
+def _own_report(rep: Path, launched: float) -> str | None:
+    """The report's text if this attempt's command wrote it (path unique to the attempt, written after
+    the launch: clock steps of a second are tolerated), else None (the console summary is used)."""
+    try:
+        if rep.stat().st_mtime < launched - 1.0:
+            return None
+        return rep.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
 
 
 def _note(log: Path, text: str) -> None:
@@ -171,9 +224,9 @@ def run_job(job: Job, db: Path, env: provenance.Env) -> list[Attempt]:
     kv, retry_of = job.kv_fraction, None
     number = store.next_attempt(db, job.id)
     while True:
-        att = run_attempt(job, number, kv)
-        att.retry_of = retry_of
-        store.insert(db, _row(job, att, env))
+        att = Attempt(number, kv, retry_of=retry_of)
+        att = run_attempt(job, att, lambda a: store.insert(db, _row(job, a, env), replace=True))
+        store.insert(db, _row(job, att, env), replace=True)
         out.append(att)
         if att.status != "oom":
             return out
@@ -202,8 +255,8 @@ def _row(job: Job, att: Attempt, env: provenance.Env) -> dict[str, Any]:
         "finished_at": finished.replace(tzinfo=None),
         "wall_s": (finished - att.started_at).total_seconds(),
         "command": att.command,
-        "log_path": str(log_path(job, att.number)),
-        "report_path": str(report_path(job, att.number)),
+        "log_path": str(log_path(job, att)),
+        "report_path": str(report_path(job, att)),
         "report_source": att.parsed.source if att.parsed else None,
         "report_era": att.parsed.era if att.parsed else None,
         "output_tokens_per_s": m.get("output_tokens_per_s") if m else None,
@@ -213,6 +266,11 @@ def _row(job: Job, att: Attempt, env: provenance.Env) -> dict[str, Any]:
         "report": _facts(att.parsed, job) if att.parsed else None,
         "environment": env,
         "sweep_spec": job.spec.model_dump(mode="json"),
+        "host": socket.gethostname(),
+        "runner_pid": os.getpid(),
+        "runner_started": procs.start_ticks(os.getpid()),
+        "child_pgid": att.child_pgid,
+        "child_started": att.child_started,
     }
 
 
@@ -282,6 +340,7 @@ def run_plan(
     jobs = select(plan, only)
     store.ensure(db)
     summary = Summary()
+    settle_running(db, plan, {j.id for j in jobs}, console)
     if resume:
         done = store.completed(db, plan.sweep.name)
         summary.skipped_done = sum(j.id in done for j in jobs)
@@ -290,7 +349,7 @@ def run_plan(
         console.print(f"nothing to run ({summary.skipped_done} job(s) already done)")
         return summary
     tok, env = _before_first_job(plan, jobs, console)
-    with _progress(console, progress) as bar:
+    with procs.interrupts(), _progress(console, progress) as bar:
         task = bar.add_task(plan.sweep.name, total=len(jobs), ok=0, failed=0, left=len(jobs))
         for job in jobs:
             bar.update(task, description=escape(f"[{job.index}] {job.label}"))
@@ -298,6 +357,49 @@ def run_plan(
             left = len(jobs) - summary.ok - summary.failed
             bar.update(task, advance=1, ok=summary.ok, failed=summary.failed, left=left)
     return summary
+
+
+def settle_running(db: Path, plan: Plan, selected: set[str], console: Console) -> None:
+    """Deal with attempts still marked ``running`` before starting any job.
+
+    A runner that still lives (same pid and start time, this host) is running that job now: refuse to
+    start beside it. A dead runner's command, if any of its process group is left, is ended; the row
+    becomes ``failed``. A row from another host cannot be checked from here: refuse, naming the host.
+    """
+    host = socket.gethostname()
+    for rec in store.running(db, plan.sweep.name):
+        where = f"job [{rec['job_index']}] {rec['label']} (attempt {rec['attempt']})"
+        if rec["host"] != host:
+            if rec["job_id"] in selected:
+                raise UserError(
+                    f"{where} is marked running by llmbench pid {rec['runner_pid']} on host {rec['host']}; "
+                    f"it cannot be checked from {host}: run `llmbench run --resume` there (it settles it) "
+                    "or wait for that runner"
+                )
+            continue
+        if procs.alive(rec["runner_pid"], rec["runner_started"]):
+            if rec["job_id"] in selected:
+                raise UserError(
+                    f"{where} is being run by llmbench pid {rec['runner_pid']} on this host: wait for it, "
+                    f"or stop it (kill {rec['runner_pid']}) and run again"
+                )
+            continue
+        ended = bool(rec["child_pgid"]) and procs.end_group(
+            rec["child_pgid"], rec["child_started"], plan.sweep.run.kill_grace_s
+        )
+        what = (
+            f"; its command (process group {rec['child_pgid']}) was still running and was ended"
+            if ended
+            else ""
+        )
+        values = dict(rec.values)
+        values |= {
+            "status": "failed",
+            "error": f"interrupted: the runner (pid {rec['runner_pid']}) died during the attempt{what}",
+            "finished_at": dt.datetime.now(dt.UTC).replace(tzinfo=None),
+        }
+        store.insert(db, values, replace=True)
+        console.print(f"[yellow]note[/yellow]: {escape(where + ': ' + values['error'])}")
 
 
 def _before_first_job(plan: Plan, jobs: list[Job], console: Console) -> tuple[dict[str, Any], provenance.Env]:
@@ -346,7 +448,7 @@ def _tell(job: Job, attempts: list[Attempt], summary: Summary, console: Console)
         console.print(f"[green]ok[/green]     {escape(f'[{job.index}] {job.label}: {shown}{retry}')}")
         return
     summary.failed += 1
-    line = f"[{job.index}] {job.label}: {last.status}: {last.error}{retry}; log {log_path(job, last.number)}"
+    line = f"[{job.index}] {job.label}: {last.status}: {last.error}{retry}; log {log_path(job, last)}"
     summary.failures.append(line)
     console.print(f"[red]failed[/red] {escape(line)}")
 

@@ -11,6 +11,7 @@ The Slurm commands honour ``SLURM_CONF`` like any Slurm client.
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.errors import UserError
-from bench.sweep.spec import Job, Plan
+from bench.sweep.spec import DEFAULT_MAX_JOBS, Job, Plan
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,12 @@ def _shape(job: Job) -> tuple[int, int]:
 
 
 def render(
-    plan: Plan, sweep_file: Path, db: Path, workdir: Path | None = None, done: set[str] | None = None
+    plan: Plan,
+    sweep_file: Path,
+    db: Path,
+    workdir: Path | None = None,
+    done: set[str] | None = None,
+    max_jobs: int = DEFAULT_MAX_JOBS,
 ) -> list[Script]:
     """The sbatch scripts of a plan (pure but for resolving paths); jobs whose id is in ``done`` are left
     out (no array task would queue for a GPU node only to find its job already done)."""
@@ -59,6 +65,8 @@ def render(
         *llmbench_command(), "run", str(sweep_file.absolute()), "--out", str(plan.out_dir),
         "--runs-db", str(db.absolute()), "--resume", "--no-progress",
     ]  # fmt: skip
+    if max_jobs != DEFAULT_MAX_JOBS:  # the tasks expand the same plan, under the same raised limit
+        run += ["--max-jobs", str(max_jobs)]
     cwd = str((workdir or Path.cwd()).absolute())
     if s.cluster.slurm.mode == "single":
         nodes = max(j.nodes for j in todo)
@@ -76,24 +84,38 @@ def render(
     return scripts
 
 
+# Any line break would end a '#SBATCH' comment or a shell line and start a command of its own.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _directive(key: str, value: str) -> str:
+    """'--key=value', the value quoted as sbatch's own parser reads quotes (a folder with spaces)."""
+    if _CONTROL.search(value):  # the sweep model refuses these; a path from elsewhere must not slip in
+        raise UserError(f"sbatch --{key}: expected one line without control characters, got {value!r}")
+    return f"--{key}={shlex.quote(value)}"
+
+
 def _script(plan: Plan, name: str, nodes: int, gpus: int, array: list[int] | None, cwd: str, cmd: str) -> str:
     sl = plan.sweep.cluster.slurm
     logs = plan.out_dir / "slurm"
-    d = [f"--job-name={name}", f"--nodes={nodes}", f"--ntasks-per-node={gpus}"]
+    d = [_directive("job-name", name), f"--nodes={nodes}", f"--ntasks-per-node={gpus}"]
     if sl.request_gpus:
         d.append(f"--gpus-per-node={gpus}")
     if array is not None:
         throttle = f"%{sl.max_parallel}" if sl.max_parallel else ""
         d.append(f"--array={','.join(map(str, array))}{throttle}")
-        d.append(f"--output={logs}/%x-%A_%a.out")
+        d.append(_directive("output", f"{logs}/%x-%A_%a.out"))
     else:
-        d.append(f"--output={logs}/%x-%j.out")
+        d.append(_directive("output", f"{logs}/%x-%j.out"))
     d += [
-        f"--{k}={v}"
+        _directive(k, v)
         for k, v in (("partition", sl.partition), ("account", sl.account), ("time", sl.time_limit))
         if v
     ]
-    d += sl.extra_directives
+    d += sl.extra_directives  # written as in a script, quotes included; one line each (sweep model)
+    for line in [*sl.extra_directives, *sl.setup, cwd, cmd]:
+        if _CONTROL.search(line):
+            raise UserError(f"sbatch script: expected one line without control characters, got {line!r}")
     lines = [
         "#!/bin/bash",
         *(f"#SBATCH {x}" for x in d),

@@ -22,9 +22,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     ValidationError,
     create_model,
     field_validator,
@@ -36,8 +38,30 @@ from bench.contract.schema import Precision
 from bench.errors import UserError
 from bench.sweep.engine import default_engine, engine, engines
 
-PosInt = Annotated[int, Field(gt=0)]
-Fraction = Annotated[float, Field(gt=0, le=1)]
+# Numbers are strict: YAML gives real ints and floats, so a quoted '2' is a mistake, not a value to coerce.
+PosInt = Annotated[int, Field(gt=0, strict=True)]
+Count = Annotated[int, Field(ge=0, strict=True)]
+Fraction = Annotated[float, Field(gt=0, le=1, strict=True)]
+# numpy's default_rng / RandomState accept seeds 0 .. 2**32 - 1 (the dataset generator's seed).
+Seed = Annotated[int, Field(ge=0, le=2**32 - 1, strict=True)]
+MAX_CONCURRENCY = 10**6
+
+
+def _concurrency(v: int) -> int:
+    if v == 0 or v < -1 or v > MAX_CONCURRENCY:
+        raise ValueError(f"null or -1 (unlimited) or 1..{MAX_CONCURRENCY}")
+    return v
+
+
+Concurrency = Annotated[int, Field(strict=True), AfterValidator(_concurrency)]
+
+# Every string of a sweep can reach a shell script (sbatch), a command line or a path: one line, no control
+# characters (a newline in slurm.partition would start a new shell command in the sbatch script).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# A Hugging Face repo id (huggingface_hub.utils.validate_repo_id): [namespace/]name of [\w.-], no '..' or
+# '--'. trtllm-bench puts it into engine paths (<workspace>/<model id>/tp_N_pp_M), so it must stay a name.
+_HF_REPO_ID = re.compile(r"^(\b[\w\-.]+\b/)?\b[\w\-.]{1,96}\b$")
+DEFAULT_MAX_JOBS = 10_000
 
 
 class SweepError(UserError):
@@ -48,8 +72,37 @@ class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _control_chars(data: Any, loc: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], str] | None:
+    """The first string (value or key) of raw sweep data with a control character, and that character."""
+    if isinstance(data, str):
+        m = _CONTROL.search(data)
+        return (loc, m.group()) if m else None
+    if isinstance(data, dict):
+        for k, v in data.items():
+            found = _control_chars(k, (*loc, k)) or _control_chars(v, (*loc, k))
+            if found:
+                return found
+    if isinstance(data, (list, tuple)):
+        for i, v in enumerate(data):
+            found = _control_chars(v, (*loc, i))
+            if found:
+                return found
+    return None
+
+
+def _hf_repo_id(v: str) -> str:
+    if not _HF_REPO_ID.match(v) or ".." in v or "--" in v or v.endswith(".git"):
+        raise ValueError(
+            "a Hugging Face repo id like meta-llama/Llama-3.1-8B-Instruct ([namespace/]name of letters, "
+            "digits, '.', '_', '-'; no '..' or '--'; a local checkpoint goes in model.path)"
+        )
+    return v
+
+
 class ModelSpec(_Spec):
-    id: str = Field(min_length=1, description="Hugging Face id, passed as --model (tokenizer, reporting).")
+    id: Annotated[str, AfterValidator(_hf_repo_id)] = Field(
+        description="Hugging Face id, passed as --model (tokenizer, reporting)."
+    )
     path: str | None = Field(default=None, description="Local checkpoint directory, passed as --model_path.")
     checkpoint: str | None = Field(default=None, description="Checkpoint actually run, e.g. nvidia/...-FP8.")
     precision: Precision = Field(default="BF16", description="Weight precision, for the result file.")
@@ -60,8 +113,8 @@ class WorkloadSpec(_Spec):
     isl: PosInt
     osl: PosInt
     num_requests: PosInt
-    input_stdev: Annotated[int, Field(ge=0)] = 0
-    output_stdev: Annotated[int, Field(ge=0)] = 0
+    input_stdev: Count = 0
+    output_stdev: Count = 0
 
 
 class ParallelismSpec(_Spec):
@@ -82,9 +135,9 @@ class SettingsSpec(_Spec):
 
 
 class DatasetSpec(_Spec):
-    seed: int = 420
+    seed: Seed = 420
     vocab_size: PosInt | None = Field(default=None, description="Override: else read from the checkpoint.")
-    eos_id: Annotated[int, Field(ge=0)] | None = Field(default=None, description="Override, as vocab_size.")
+    eos_id: Count | None = Field(default=None, description="Override, as vocab_size.")
 
 
 class ContainerSpec(_Spec):
@@ -99,7 +152,9 @@ class SlurmSpec(_Spec):
     account: str | None = None
     time_limit: str | None = Field(default=None, description="sbatch --time, e.g. 04:00:00 or 1-00:00:00.")
     max_parallel: PosInt | None = Field(default=None, description="Array throttle: at most N tasks at once.")
-    request_gpus: bool = Field(default=True, description="Add --gpus-per-node (needs GRES on the cluster).")
+    request_gpus: StrictBool = Field(
+        default=True, description="Add --gpus-per-node (needs GRES on the cluster)."
+    )
     srun_mpi: str | None = Field(default="pmix", description="srun --mpi value for the launcher; null: omit.")
     extra_directives: list[str] = Field(default=[], description="Extra '#SBATCH' lines, e.g. --exclusive.")
     setup: list[str] = Field(default=[], description="Shell lines run before llmbench (module load ...).")
@@ -119,14 +174,16 @@ class ClusterSpec(_Spec):
     gpus_per_node: PosInt = 8
     nodes: PosInt = Field(default=1, description="Most nodes one job may use.")
     launcher: Literal["local", "mpirun", "srun"] = "local"
+    # mpirun over more than one node: Open MPI's -H host:slots list (srun takes Slurm's allocation)
+    hosts: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*:[1-9][0-9]*$")]] = []
     container: ContainerSpec | None = None
     slurm: SlurmSpec = SlurmSpec()
 
 
 class RunSpec(_Spec):
     timeout_s: PosInt = Field(default=7200, description="Per attempt; a run past it is killed and recorded.")
-    kill_grace_s: Annotated[float, Field(ge=0)] = 10.0
-    warmup: Annotated[int, Field(ge=0)] | None = None
+    kill_grace_s: Annotated[float, Field(ge=0, le=3600, strict=True)] = 10.0
+    warmup: Count | None = None
     output_dir: str | None = Field(default=None, description="Default: build/sweeps/<name>.")
     workspace: str | None = Field(default=None, description="trtllm-bench --workspace (engines).")
 
@@ -155,13 +212,26 @@ class SweepBase(_Spec):
     parallelism: ParallelismSpec = ParallelismSpec()
     workloads: list[WorkloadSpec] = Field(min_length=1)
     settings: SettingsSpec = SettingsSpec()
-    concurrency: list[int | None] = Field(default=[None], min_length=1)
-    streaming: bool | list[bool] = False
+    concurrency: list[Concurrency | None] = Field(default=[None], min_length=1)
+    streaming: StrictBool | list[StrictBool] = False
     dataset: DatasetSpec = DatasetSpec()
     cluster: ClusterSpec = ClusterSpec()
     run: RunSpec = RunSpec()
     hardware: HardwareSpec = HardwareSpec()
     publish: PublishSpec = PublishSpec()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_line_strings(cls, data: Any) -> Any:
+        found = _control_chars(data)
+        if found:
+            loc, char = found
+            key = ".".join(str(p) for p in loc)
+            raise ValueError(
+                f"{key}: expected one line of text without control characters (it may reach an sbatch "
+                f"script, a command line or a path), got U+{ord(char):04X}"
+            )
+        return data
 
     @field_validator("engine")
     @classmethod
@@ -314,7 +384,8 @@ def _describe(path: Path, lines: LineMap, err: Any) -> str:
     if not loc:  # a check across keys; its message starts with the key it is about
         msg = re.sub(r"^Value error, ", "", err["msg"])
         key = re.match(r"^([\w.]+): ", msg)
-        line = lines.line(tuple(key.group(1).split("."))) if key else None
+        parts = tuple(int(p) if p.isdigit() else p for p in key.group(1).split(".")) if key else ()
+        line = lines.line(parts) if key else None
         return f"{path}:{line}: {msg}" if line else f"{path}: {msg}"
     key = ".".join(str(p) for p in loc) or "(top level)"
     line = lines.line(loc)  # the key's line, or its nearest existing parent's
@@ -333,8 +404,37 @@ def default_out_dir(sweep: Sweep) -> Path:
     return Path(sweep.run.output_dir) if sweep.run.output_dir else Path("build/sweeps") / sweep.name
 
 
-def expand(sweep: Sweep, out_dir: Path | None = None) -> Plan:
+def _lists(sweep: Sweep) -> dict[str, int]:
+    """The sweep's lists and their lengths, in the order ``expand`` multiplies them."""
+    p, s = sweep.parallelism, sweep.settings
+    return {
+        "parallelism.tp": len(p.tp), "parallelism.pp": len(p.pp), "parallelism.ep": len(p.ep),
+        "workloads": len(sweep.workloads), "settings.max_batch_size": len(s.max_batch_size),
+        "settings.max_num_tokens": len(s.max_num_tokens), "concurrency": len(sweep.concurrency),
+        "streaming": len(sweep.streaming_values),
+    }  # fmt: skip
+
+
+def check_size(sweep: Sweep, max_jobs: int = DEFAULT_MAX_JOBS, where: str = "") -> int:
+    """The product's size, computed from the list lengths alone; above ``max_jobs`` a ``SweepError``.
+
+    Checked before anything is expanded: 10^8 combinations would take hours and gigabytes to list.
+    """
+    lists = _lists(sweep)
+    size = math.prod(lists.values())
+    if size > max_jobs:
+        factors = " x ".join(f"{k} ({n})" for k, n in lists.items() if n > 1)
+        raise SweepError(
+            f"{where or sweep.name}: the sweep makes {size:,} combinations ({factors}), more than the "
+            f"limit of {max_jobs:,} jobs: shorten those lists, split the sweep, or raise the limit with "
+            "--max-jobs N"
+        )
+    return size
+
+
+def expand(sweep: Sweep, out_dir: Path | None = None, max_jobs: int = DEFAULT_MAX_JOBS) -> Plan:
     """The cartesian product of the sweep's lists, invalid combinations set aside with their reason."""
+    check_size(sweep, max_jobs)
     out = (out_dir or default_out_dir(sweep)).absolute()
     jobs: list[Job] = []
     skipped: list[Skipped] = []
@@ -384,13 +484,18 @@ def _invalid(sweep: Sweep, p: dict[str, Any]) -> str | None:
         return f"tp x pp = {world} GPUs spans nodes; launcher 'local' runs on one node (use srun or mpirun)"
     if p["ep"] is not None and p["tp"] % p["ep"] != 0:
         return f"ep {p['ep']} does not divide tp {p['tp']} (MoE expert parallelism splits the TP group)"
-    if p["concurrency"] == 0:
-        return "concurrency 0 is not a valid limit (use -1 or null for unlimited)"
     return None
 
 
-def load_plan(path: Path, out_dir: Path | None = None) -> Plan:
-    """Load a sweep file and expand it; relative paths in the sweep resolve against the sweep's folder."""
+def load_plan(path: Path, out_dir: Path | None = None, max_jobs: int = DEFAULT_MAX_JOBS) -> Plan:
+    """Load a sweep file and expand it; relative paths in the sweep resolve against the sweep's folder.
+
+    The job count is checked before the product is expanded (``check_size``), and an output folder given on
+    the command line must be one line like every path of the sweep (it is written into sbatch scripts).
+    """
+    if out_dir is not None and _CONTROL.search(str(out_dir)):
+        raise SweepError(f"--out: expected a folder name without control characters, got {str(out_dir)!r}")
     sweep = load(path)
+    check_size(sweep, max_jobs, where=str(path))
     sweep = engine(sweep.engine).resolve_paths(sweep, path.parent)
-    return expand(sweep, out_dir)
+    return expand(sweep, out_dir, max_jobs)

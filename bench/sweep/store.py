@@ -4,7 +4,11 @@ Kept apart from the site's ``build/llmbench.duckdb`` (which ``ingest`` rebuilds 
 the node-side record of what ran, including failures, retries and timeouts; ``export`` turns its
 successful runs into a result file. One transaction per insert, so a crash never leaves half a row; the
 connection is opened per call and closed at once, so array tasks of one sweep (separate processes, maybe
-on separate nodes sharing the file) take turns: a locked file is retried with backoff.
+on separate nodes sharing the file) take turns: a locked file is retried with backoff. Only a lock is
+retried: a file that is not a DuckDB database (0 bytes, a garbage header) is reported at once, with what
+to do. An attempt is written as ``running`` (with the runner's and its child's process ids and start
+times) before its command starts and replaced by its outcome after, so a killed runner leaves a trace
+that ``run`` finds next time.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ COLUMNS: list[tuple[str, str]] = [
     ("job_index", "INTEGER"),
     ("label", "VARCHAR"),
     ("engine", "VARCHAR"),
-    ("status", "VARCHAR NOT NULL"),  # ok | oom | timeout | failed
+    ("status", "VARCHAR NOT NULL"),  # running | ok | oom | timeout | failed
     ("error", "VARCHAR"),
     ("log_tail", "VARCHAR"),
     ("exit_code", "INTEGER"),
@@ -52,6 +56,12 @@ COLUMNS: list[tuple[str, str]] = [
     ("report", "VARCHAR"),  # JSON: engine, world, requests and extra facts the tool reported
     ("environment", "VARCHAR"),  # JSON: provenance (GPUs, driver, CUDA, versions, host, image)
     ("sweep_spec", "VARCHAR"),  # JSON: the whole sweep, so export needs nothing else
+    # who ran it: enough to tell, after a crash, whether that runner or its command still lives
+    ("host", "VARCHAR"),
+    ("runner_pid", "INTEGER"),
+    ("runner_started", "BIGINT"),  # the process's start time (clock ticks since boot): pids are reused
+    ("child_pgid", "INTEGER"),  # the command's process group (its leader's pid)
+    ("child_started", "BIGINT"),
 ]
 JSON_COLUMNS = ("job", "metrics", "report", "environment", "sweep_spec")
 
@@ -72,29 +82,71 @@ def _connect(db: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(str(db), read_only=read_only)
 
 
-def _with_retry(fn: Callable[[], T]) -> T:
-    """Run fn, retrying while another process holds the database file's lock."""
-    deadline = time.monotonic() + LOCK_WAIT_S
+CREATING_WAIT_S = 1.0  # a file another process is creating right now has no header for a moment
+
+
+def _with_retry(db: Path, fn: Callable[[], T]) -> T:
+    """Run fn, retrying while another process holds the database file's lock; corruption is an error."""
+    start = time.monotonic()
     delay = 0.05
     while True:
         try:
             return fn()
-        except (duckdb.IOException, duckdb.InvalidInputException) as e:
-            # held by another writer, or a file another process is creating right now
-            transient = any(w in str(e).lower() for w in ("lock", "not a valid duckdb database"))
-            if not transient or time.monotonic() > deadline:
-                raise
+        except (duckdb.IOException, duckdb.InvalidInputException, duckdb.SerializationException) as e:
+            text = str(e)
+            waited = time.monotonic() - start
+            if _is_lock(text) and waited < LOCK_WAIT_S:
+                pass
+            elif not _is_lock(text) and _is_corrupt(db, text):
+                if waited < CREATING_WAIT_S and _young(db):
+                    pass
+                else:
+                    raise UserError(_corrupt_message(db, text)) from None
+            else:
+                raise UserError(f"{db}: runs database error: {_first_line(text)}") from None
             time.sleep(delay * (1 + random.random()))
             delay = min(delay * 2, 2.0)
+
+
+def _is_lock(text: str) -> bool:
+    return "could not set lock on file" in text.lower() or "conflicting lock" in text.lower()
+
+
+def _is_corrupt(db: Path, text: str) -> bool:
+    low = text.lower()
+    return db.exists() and any(
+        w in low for w in ("not a valid duckdb database", "corrupt", "checksum", "truncated", "no header")
+    )
+
+
+def _young(db: Path) -> bool:
+    try:
+        return time.time() - db.stat().st_mtime < CREATING_WAIT_S
+    except OSError:
+        return False
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "unknown error"
+
+
+def _corrupt_message(db: Path, text: str) -> str:
+    return (
+        f"{db}: not a usable runs database ({_first_line(text)}); the file is damaged or not a DuckDB "
+        f"file. Move it aside (mv {db} {db}.damaged) and run again to start a new one: the attempts "
+        "recorded in it are not in the new one (export what you need from a backup copy first)"
+    )
 
 
 def _create(con: duckdb.DuckDBPyConnection) -> None:
     cols = ", ".join(f"{c} {t}" for c, t in COLUMNS)
     con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols}, PRIMARY KEY (job_id, attempt))")
+    for c, t in COLUMNS:  # a database written by an older llmbench lacks the newer columns
+        con.execute(f"ALTER TABLE runs ADD COLUMN IF NOT EXISTS {c} {t.replace(' NOT NULL', '')}")
 
 
-def insert(db: Path, row: dict[str, Any]) -> None:
-    """Add one attempt in its own transaction (all columns or nothing)."""
+def insert(db: Path, row: dict[str, Any], replace: bool = False) -> None:
+    """Add one attempt in its own transaction (all columns or nothing); ``replace``: its earlier row goes."""
     values = [json.dumps(row.get(c), default=str) if c in JSON_COLUMNS else row.get(c) for c, _ in COLUMNS]
 
     def go() -> None:
@@ -102,6 +154,10 @@ def insert(db: Path, row: dict[str, Any]) -> None:
         try:
             con.begin()
             _create(con)
+            if replace:
+                con.execute(
+                    "DELETE FROM runs WHERE job_id = ? AND attempt = ?", [row["job_id"], row["attempt"]]
+                )
             marks = ", ".join("?" for _ in COLUMNS)
             con.execute(f"INSERT INTO runs ({', '.join(c for c, _ in COLUMNS)}) VALUES ({marks})", values)
             con.commit()
@@ -111,7 +167,7 @@ def insert(db: Path, row: dict[str, Any]) -> None:
         finally:
             con.close()
 
-    _with_retry(go)
+    _with_retry(db, go)
 
 
 def ensure(db: Path) -> None:
@@ -124,7 +180,7 @@ def ensure(db: Path) -> None:
         finally:
             con.close()
 
-    _with_retry(go)
+    _with_retry(db, go)
 
 
 def _query(db: Path, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
@@ -143,7 +199,7 @@ def _query(db: Path, sql: str, params: list[Any] | None = None) -> list[dict[str
         finally:
             con.close()
 
-    return _with_retry(go)
+    return _with_retry(db, go)
 
 
 def _decode(row: dict[str, Any]) -> RunRecord:
@@ -153,6 +209,13 @@ def _decode(row: dict[str, Any]) -> RunRecord:
 def next_attempt(db: Path, job_id: str) -> int:
     rows = _query(db, "SELECT coalesce(max(attempt), 0) AS n FROM runs WHERE job_id = ?", [job_id])
     return (rows[0]["n"] if rows else 0) + 1
+
+
+def running(db: Path, sweep: str) -> list[RunRecord]:
+    """Attempts of the sweep still marked ``running``: in progress elsewhere, or left by a killed runner."""
+    return [
+        _decode(r) for r in _query(db, "SELECT * FROM runs WHERE sweep = ? AND status = 'running'", [sweep])
+    ]
 
 
 def completed(db: Path, sweep: str) -> set[str]:

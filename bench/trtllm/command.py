@@ -78,11 +78,18 @@ def engine_workspace(job: Job) -> Path:
     built per workload; one built from explicit limits serves every workload of the sweep.
     """
     root = Path(job.spec.run.workspace).absolute() if job.spec.run.workspace else job.out_dir / "engines"
-    q = job.spec.trtllm.build.quantization or "none"
+    q = model_slug(job.spec.trtllm.build.quantization or "none")
     key = f"tp{job.tp}_pp{job.pp}_mbs{job.max_batch_size or 'auto'}_mnt{job.max_num_tokens or 'auto'}_q{q}"
     if _builds_from_dataset(job):
         key += f"_i{job.isl}s{job.input_stdev}_o{job.osl}s{job.output_stdev}"
-    return root / model_slug(job.spec.model.id) / key
+    return _inside(root, root / model_slug(job.spec.model.id) / key)
+
+
+def _inside(root: Path, path: Path) -> Path:
+    """``path``, which must stay under ``root`` once '..' and links are resolved (sweep values are names)."""
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise UserError(f"engine path {path} leaves its workspace {root}: a sweep value is not a path")
+    return path
 
 
 def _builds_from_dataset(job: Job) -> bool:
@@ -102,7 +109,8 @@ def engine_dir(job: Job) -> Path:
     """trtllm-bench build saves to ``<workspace>/<model>/tp_<tp>_pp_<pp>`` (reference notes, section 3)."""
     if job.spec.trtllm.build.tool == "trtllm-build":
         return engine_workspace(job) / "engine"
-    return engine_workspace(job) / job.spec.model.id / f"tp_{job.tp}_pp_{job.pp}"
+    ws = engine_workspace(job)  # model.id is a Hugging Face repo id (spec.ModelSpec): no '..', no '/' first
+    return _inside(ws, ws / job.spec.model.id / f"tp_{job.tp}_pp_{job.pp}")
 
 
 # --- trtllm-bench -------------------------------------------------------------------------------------
@@ -323,6 +331,22 @@ def _exclusive(tokens: list[str], rel: inventory.Release, sub: str, dropped: lis
     return [t for p in pairs for t in p]
 
 
+def launcher_script(sweep: Sweep) -> str:
+    """The MPI launch script of the sweep's release: the inventory's (read from that release's setup.py).
+
+    0.12 installs ``trtllm-hlapi-launch`` (setup.py at 20709ce); from the hlapi -> llmapi rename on it is
+    ``trtllm-llmapi-launch`` (setup.py of 1.0.0rc4). A release whose setup.py was not inventoried takes the
+    name of its era: before 0.13, the hlapi one.
+    """
+    version = sweep.trtllm.version
+    rel = inventory.for_version(version)
+    if rel is not None and rel.launcher:
+        return rel.launcher
+    m = re.match(r"^(\d+)\.(\d+)", version)
+    old = bool(m) and (int(m.group(1)), int(m.group(2))) < (0, 13)
+    return "trtllm-hlapi-launch" if old else "trtllm-llmapi-launch"
+
+
 def _identity(sweep: Sweep) -> tuple[str | None, str | None]:
     return sweep.trtllm.version, sweep.trtllm.workflow
 
@@ -391,6 +415,7 @@ ENGINE = EngineSpec(
     report=report,
     dataset=dataset,
     identity=_identity,
+    launcher_script=launcher_script,
     before_run=_before_run,
     check_installed=check_version,
     installed_version=installed_version,

@@ -4,9 +4,12 @@
 for every label set the tool has printed: <= 0.18 (``Token Throughput (tokens/sec)``, ``= STATISTICS`` in
 0.12 with ``Total Latency (seconds)``), ~0.19 (long ``(tokens/sec/gpu)`` labels) and >= 0.20
 (``tps/user``, ``tps/gpu``), the streaming sections and the ``[Latency]/[TTFT]/[TPOT] P50 : x`` rows. A
-summary that is missing, cut short or holds a non-number raises ``ReportError`` with the reason.
-``diagnose`` classifies a failed run (timeout, out-of-memory, other) from its log.
-Formats: ../shared/docs/trtllm-bench.md, "trtllm-bench output".
+summary that is missing, cut short or holds a non-number raises ``ReportError`` with the reason. A log
+holding several runs is cut into one block per run (``run_blocks``): ``parse_all`` returns each run, read
+from its own block only, and ``parse_console`` the last. ``diagnose`` classifies a failed run (timeout,
+out-of-memory only when the log says so, other) from its log.
+Formats: TensorRT-LLM's ``tensorrt_llm/bench/dataclasses/reporting.py`` at each release (summarised in
+docs/reference/bench.md, "Results of a run"); real outputs with their sources: tests/trtllm/data/reports/.
 """
 
 from __future__ import annotations
@@ -193,13 +196,6 @@ _INFO = {
     "Average Output Length (tokens)": ("requests", "avg_output_length"),
 }
 _SUMMARY_BANNERS = ("PERFORMANCE OVERVIEW", "STATISTICS")
-_FIRST_BANNERS = (
-    "ENGINE DETAILS",
-    "PYTORCH BACKEND",
-    "PyTorch backend",
-    "MACHINE DETAILS",
-    "REQUEST DETAILS",
-)
 
 
 def has_summary(text: str) -> bool:
@@ -217,29 +213,84 @@ def _is_summary_banner(line: str) -> bool:
 
 
 def parse_console(text: str, name: str = "console output") -> Report:
-    """Metrics from the last summary printed in a log, any era's labels."""
+    """Metrics from the last run printed in a log, any era's labels, read from that run's block only."""
     lines = [_strip(line) for line in text.splitlines()]
-    perf_at = max((i for i, line in enumerate(lines) if _is_summary_banner(line)), default=None)
-    if perf_at is None:
+    blocks = run_blocks(lines)
+    if not blocks:
         raise ReportError(
-            f"{name}: no benchmark summary ('= PERFORMANCE OVERVIEW' section); trtllm-bench printing "
-            "nothing is the documented out-of-memory symptom"
+            f"{name}: no benchmark summary ('= PERFORMANCE OVERVIEW' section): {_what_was_seen(text)}"
         )
-    start = _block_start(lines, perf_at)
-    acc = _Accumulator(name)
-    for n, line in enumerate(lines[start:], start + 1):
+    return _parse_block(lines, blocks[-1], name)
+
+
+def parse_all(text: str, name: str = "console output") -> list[Report]:
+    """Every run of a log holding several, in order, each from its own block only.
+
+    A block that holds no usable summary raises ``ReportError`` naming its first line: a log is one
+    user's record, and a run silently left out would be a wrong record.
+    """
+    lines = [_strip(line) for line in text.splitlines()]
+    blocks = run_blocks(lines)
+    if not blocks:
+        raise ReportError(
+            f"{name}: no benchmark summary ('= PERFORMANCE OVERVIEW' section): {_what_was_seen(text)}"
+        )
+    return [_parse_block(lines, b, name) for b in blocks]
+
+
+def _parse_block(lines: list[str], block: tuple[int, int], name: str) -> Report:
+    start, end = block
+    acc = _Accumulator(f"{name} (run at line {start + 1})")
+    for n, line in enumerate(lines[start:end], start + 1):
         acc.feed(n, line)
     return acc.report()
 
 
-def _block_start(lines: list[str], perf_at: int) -> int:
-    """First line of the summary that ends in the performance section (its first banner)."""
-    start = perf_at
-    for i in range(perf_at - 1, max(-1, perf_at - 80), -1):
-        m = _BANNER.match(lines[i])
-        if m and m.group(1).strip() in (*_FIRST_BANNERS, "WORLD + RUNTIME INFORMATION"):
+# Sections printed before the summary (the first of them opens a run's block) and the line that starts a
+# new invocation: a block never reaches back past either, so no field of one run is read into another.
+_HEADER_BANNERS = ("ENGINE DETAILS", "PYTORCH BACKEND", "PyTorch backend", "AUTODEPLOY BACKEND")
+_PRE_BANNERS = (*_HEADER_BANNERS, "MACHINE DETAILS", "REQUEST DETAILS", "WORLD + RUNTIME INFORMATION")
+_RUN_START = re.compile(
+    r"^\[TensorRT-LLM\] TensorRT-LLM version:|^# llmbench: |Preparing to run throughput benchmark"
+    r"|Setting up throughput benchmark|Setting up latency benchmark|Running offline throughput benchmark"
+    r"|Starting benchmark\.\.\.|Processed requests:"
+)
+
+
+def _banner(line: str) -> str | None:
+    m = _BANNER.match(line)
+    return m.group(1).strip() if m else None
+
+
+def run_blocks(lines: list[str]) -> list[tuple[int, int]]:
+    """(first line, end) of each run's report in stripped log lines: its first section to its last.
+
+    A block opens at the first pre-summary section after the previous block (a run's own header,
+    ENGINE DETAILS or PYTORCH BACKEND, reopens it: a run that died before its summary leaves nothing
+    behind) and closes at the next run's first section, the next summary, or a line that starts a new
+    invocation.
+    """
+    blocks: list[tuple[int, int]] = []
+    start: int | None = None
+    in_summary = False
+    for i, line in enumerate(lines):
+        b = _banner(line)
+        starts_run = bool(_RUN_START.search(line))
+        if in_summary:
+            if not (starts_run or b in _PRE_BANNERS or b in _SUMMARY_BANNERS):
+                continue
+            blocks.append((start if start is not None else i, i))
+            start, in_summary = None, False
+        if starts_run:
+            start = None
+        elif b in _HEADER_BANNERS or (b in _PRE_BANNERS and start is None):
             start = i
-    return start
+        elif b in _SUMMARY_BANNERS:
+            start = i if start is None else start
+            in_summary = True
+    if in_summary and start is not None:
+        blocks.append((start, len(lines)))
+    return blocks
 
 
 class _Accumulator:
@@ -344,12 +395,16 @@ def parse(report_text: str | None, log_text: str, report_name: str = "report.jso
         raise ReportError(f"{json_problem}; {e}" if json_problem else str(e)) from None
 
 
+# What a log says when memory ran out: PyTorch's and CUDA's errors, TensorRT's and the KV-cache manager's
+# allocation failures, MPI ranks killed by the kernel's OOM killer.
 _OOM = re.compile(
     r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|std::bad_alloc"
-    r"|Failed to allocate|insufficient (GPU )?memory",
+    r"|Failed to allocate|insufficient (GPU )?memory|Not enough memory|oom[-_ ]?kill"
+    r"|(kv|KV)[ _-]?cache.{0,60}(allocat\w* fail|fail\w* to allocat|cannot allocate|exceed)"
+    r"|Cannot allocate memory",
     re.IGNORECASE,
 )
-_ERROR_LINE = re.compile(r"Traceback|Error:|Error\b|error:|^Usage:", re.MULTILINE)
+_ERROR_LINE = re.compile(r"Traceback|Error:|Error\b|error:|^Usage:|\[E\]", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -359,20 +414,27 @@ class Diagnosis:
 
 
 def diagnose(log_text: str, exit_code: int | None, timed_out: bool, timeout_s: float) -> Diagnosis:
-    """Why a run failed: killed at the timeout, out of memory (explicit, or silent), or another error."""
+    """Why a run failed: killed at the timeout, out of memory (only when the log says so), or else.
+
+    A missing summary alone is not taken for out-of-memory: the message says what the log shows (its
+    last error line, or that it has none) with the exit code, so a usage error or a crash is not
+    retried at a lower KV-cache fraction under a wrong name.
+    """
     if timed_out:
         return Diagnosis("timeout", f"no result within the {timeout_s:g} s timeout; process group killed")
     oom = next((line.strip() for line in log_text.splitlines() if _OOM.search(line)), None)
     if oom:
         return Diagnosis("oom", f"out of memory: {oom[:300]}")
-    killed = exit_code in (-9, 137)  # SIGKILL: the kernel's OOM killer, or MPI aborting the ranks
-    if not has_summary(log_text) and (killed or not _ERROR_LINE.search(log_text)):
-        return Diagnosis(
-            "oom",
-            f"exit code {exit_code} and no benchmark summary: the documented out-of-memory symptom",
-        )
-    last = [line.strip() for line in log_text.splitlines() if _ERROR_LINE.search(line)]
-    return Diagnosis("failed", f"exit code {exit_code}: {last[-1][:300] if last else 'no summary printed'}")
+    return Diagnosis("failed", f"exit code {exit_code}: {_what_was_seen(log_text)}")
+
+
+def _what_was_seen(log_text: str) -> str:
+    """The last error line of a log, or a plain statement that it has no summary and no error line."""
+    errors = [line.strip() for line in log_text.splitlines() if _ERROR_LINE.search(line)]
+    summary = "" if has_summary(log_text) else "no summary; "
+    if errors:
+        return f"{summary}last error line: {errors[-1][:300]}"
+    return "no summary and no error line" if summary else "no error line"
 
 
 def tail(text: str, lines: int = 40) -> str:

@@ -16,9 +16,9 @@ from site_gen.load import ingest
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
-KISTI_CSV = SHARED_DATA / "kisti_neuron_trtllm.csv"
-NVIDIA_CSV = SHARED_DATA / "nvidia_trtllm_perf_overview.csv"
+SOURCES = ROOT / "results" / "sources"  # the published tables results/kisti and results/nvidia come from
+KISTI_CSV = SOURCES / "kisti_neuron_trtllm.csv"
+NVIDIA_CSV = SOURCES / "nvidia_trtllm_perf_overview.csv"
 
 
 def configurations(csv_path: Path) -> int:

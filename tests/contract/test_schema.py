@@ -10,7 +10,16 @@ from pydantic import ValidationError
 
 from bench.cli import app
 from bench.contract.resultfile import check_data, check_text, parse
-from bench.contract.schema import SCHEMA_FILE, SCHEMA_VERSION, ResultFile, dict_validator, json_schema_text
+from bench.contract.schema import (
+    SCHEMA_FILE,
+    SCHEMA_VERSION,
+    MlperfResultFile,
+    ResultFile,
+    dict_validator,
+    is_mlperf,
+    json_schema_text,
+    mlperf_dict_validator,
+)
 
 from .conftest import ROOT
 from .test_resultfile import BAD
@@ -19,12 +28,10 @@ from .test_resultfile import BAD
 def test_committed_json_schema_equals_the_models_schema() -> None:
     assert (ROOT / "results" / SCHEMA_FILE).read_text(encoding="utf-8") == json_schema_text()
     schema = json.loads(json_schema_text())
-    assert schema["properties"]["schema_version"] == {
-        "const": SCHEMA_VERSION,
-        "title": "Schema Version",
-        "type": "integer",
-    }
-    assert schema["additionalProperties"] is False
+    # one of two file kinds: version 1 (runs) unchanged, version 2 (MLPerf results)
+    kinds = [schema["$defs"][ref["$ref"].split("/")[-1]] for ref in schema["anyOf"]]
+    assert [k["properties"]["schema_version"]["const"] for k in kinds] == [1, SCHEMA_VERSION] == [1, 2]
+    assert all(k["additionalProperties"] is False for k in kinds)
 
 
 def test_schema_command_writes_the_file(tmp_path: Path, runner) -> None:
@@ -39,7 +46,13 @@ def test_dict_validator_gives_what_the_model_gives_for_every_committed_file() ->
     for path in files[::8]:  # a spread of releases, GPUs and both sources (every file is checked by validate)
         data, problem = parse(path.read_text(encoding="utf-8"), path.name)
         assert problem is None
-        assert dict_validator().validate_python(data) == ResultFile.model_validate(data).model_dump()
+        if is_mlperf(data):  # schema_version 2 (results/mlperf/)
+            assert (
+                mlperf_dict_validator().validate_python(data)
+                == MlperfResultFile.model_validate(data).model_dump()
+            )
+        else:
+            assert dict_validator().validate_python(data) == ResultFile.model_validate(data).model_dump()
 
 
 @pytest.mark.parametrize("case", [c for c, (how, _) in BAD.items() if isinstance(how, tuple)])
@@ -76,6 +89,7 @@ def test_schema_reference_documents_every_field_column_and_a_valid_example(root:
     models = [ResultFile, schema.Submission, schema.Source, schema.Hardware, schema.Software, schema.Model,
               schema.Run, schema.Parallelism, schema.Workload, schema.EngineSettings, schema.Metrics,
               schema.Percentiles]  # fmt: skip
+    models += [schema.MlperfResultFile, schema.MlperfInfo, schema.MlperfHardware, schema.MlperfRun]
     for model in models:
         for name in model.model_fields:
             assert f"`{name}" in page or f".{name}`" in page or f"`{name}`" in page, name

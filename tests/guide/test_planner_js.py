@@ -1,7 +1,7 @@
 """The browser planner (docs/assets/js/planner.js) computes what site_gen/memory.py computes.
 
 The pure functions run under node on the exported registry data; the UI runs in real headless Chromium
-(playwright, Debian's /usr/bin/chromium) on a page that loads only local files.
+(playwright, the Chromium of tests/conftest.py) on a page that loads only local files.
 """
 
 from __future__ import annotations
@@ -105,9 +105,6 @@ def test_exported_payload_carries_every_registry_gpu_and_no_test_model(payload: 
     assert set(payload["constants"]["PRECISIONS"]) == set(registry.precisions())
 
 
-CHROMIUM = Path("/usr/bin/chromium")
-
-
 def _page(tmp_path: Path, payload: dict) -> Path:
     (tmp_path / "planner-data.js").write_text(memory.planner_script(payload))
     shutil.copy(PLANNER_JS, tmp_path / "planner.js")
@@ -121,7 +118,6 @@ def _page(tmp_path: Path, payload: dict) -> Path:
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed")
 def test_planner_page_shows_python_numbers_and_fits_offline(
     payload: dict, tmp_path: Path, browser: object
 ) -> None:

@@ -53,10 +53,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _slurm_conf(root: Path, node: str, sock: Path) -> str:
+def _slurm_conf(root: Path, host: str, nodes: list[str], sock: Path) -> str:
+    """One slurmd per node name; several on this host each get a port, spool, pid and log of their own."""
     ctld, slurmd = _free_port(), _free_port()
+    if nodes == [host]:
+        node_lines = f"NodeName={host} NodeAddr=127.0.0.1 CPUs={os.cpu_count() or 1} State=UNKNOWN"
+    else:  # NodeHostname: the host the slurmd runs on; -N gives each daemon its node name
+        node_lines = "\n".join(
+            f"NodeName={n} NodeHostname={host} NodeAddr=127.0.0.1 Port={_free_port()} CPUs=1 State=UNKNOWN"
+            for n in nodes
+        )
     return f"""ClusterName=llmbenchtest
-SlurmctldHost={node}(127.0.0.1)
+SlurmctldHost={host}(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort={ctld}
@@ -65,11 +73,11 @@ AuthType=auth/munge
 AuthInfo=socket={sock}
 CredType=cred/munge
 StateSaveLocation={root}/state
-SlurmdSpoolDir={root}/spool
+SlurmdSpoolDir={root}/spool/%n
 SlurmctldPidFile={root}/slurmctld.pid
-SlurmdPidFile={root}/slurmd.pid
+SlurmdPidFile={root}/slurmd.%n.pid
 SlurmctldLogFile={root}/log/slurmctld.log
-SlurmdLogFile={root}/log/slurmd.log
+SlurmdLogFile={root}/log/slurmd.%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 MpiDefault=none
@@ -80,8 +88,8 @@ ReturnToService=2
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MinJobAge=600
-NodeName={node} NodeAddr=127.0.0.1 CPUs={os.cpu_count() or 1} State=UNKNOWN
-PartitionName=debug Nodes={node} Default=YES MaxTime=INFINITE State=UP
+{node_lines}
+PartitionName=debug Nodes={",".join(nodes)} Default=YES MaxTime=INFINITE State=UP
 """
 
 
@@ -101,7 +109,7 @@ def _wait_idle(env: dict[str, str], seconds: float) -> str:
             ["sinfo", "-h", "-o", "%T"], env=env, capture_output=True, text=True, check=False
         )
         last = (res.stdout + res.stderr).strip()
-        if res.returncode == 0 and last == "idle":
+        if res.returncode == 0 and last and set(last.split()) == {"idle"}:
             return last
         time.sleep(0.3)
     return last
@@ -110,6 +118,16 @@ def _wait_idle(env: dict[str, str], seconds: float) -> str:
 @pytest.fixture(scope="module")
 def slurm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
     """munged with its own key and socket, slurmctld and slurmd (-D, as root), node idle; torn down after."""
+    yield from _slurm(tmp_path_factory, None)
+
+
+@pytest.fixture(scope="module")
+def slurm_two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
+    """As slurm_cluster, with two nodes (nodeA, nodeB): two slurmd on this host, each its own node name."""
+    yield from _slurm(tmp_path_factory, ["nodeA", "nodeB"])
+
+
+def _slurm(tmp_path_factory: pytest.TempPathFactory, names: list[str] | None) -> Iterator[SlurmCluster]:
     reason = _why_not(("munged", "slurmctld", "slurmd", "sinfo", "sbatch", "squeue", "scontrol"))
     if reason:
         print(f"slurm fixture: {reason}")
@@ -122,8 +140,9 @@ def slurm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmClu
     key.write_bytes(os.urandom(1024))
     key.chmod(0o400)
     node = socket.gethostname().split(".")[0]
+    nodes = names or [node]
     conf = root / "slurm.conf"
-    conf.write_text(_slurm_conf(root, node, sock), encoding="utf-8")
+    conf.write_text(_slurm_conf(root, node, nodes, sock), encoding="utf-8")
     (root / "cgroup.conf").write_text("CgroupAutomount=no\nConstrainCores=no\n", encoding="utf-8")
     env = {**os.environ, "SLURM_CONF": str(conf)}
     log = (root / "log" / "daemons.out").open("w")
@@ -153,11 +172,16 @@ def slurm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmClu
                 ["slurmctld", "-D", "-f", str(conf)], stdout=log, stderr=subprocess.STDOUT, env=env
             )
         )
-        procs.append(
-            subprocess.Popen(
-                ["slurmd", "-D", "-f", str(conf), "-N", node], stdout=log, stderr=subprocess.STDOUT, env=env
+        for name in nodes:
+            (root / "spool" / name).mkdir()
+            procs.append(
+                subprocess.Popen(
+                    ["slurmd", "-D", "-f", str(conf), "-N", name],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                )
             )
-        )
         state = _wait_idle(env, 30)
         if state != "idle":
             reason = f"Slurm did not come up (sinfo: {state!r}); logs in {root / 'log'}"
@@ -166,7 +190,7 @@ def slurm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmClu
         old = os.environ.get("SLURM_CONF")
         os.environ["SLURM_CONF"] = str(conf)
         try:
-            yield SlurmCluster(conf, node, root / "log")
+            yield SlurmCluster(conf, ",".join(nodes), root / "log")
         finally:
             if old is None:
                 os.environ.pop("SLURM_CONF", None)

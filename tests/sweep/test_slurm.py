@@ -101,3 +101,28 @@ def test_sacct_output_gives_each_array_tasks_final_state() -> None:
         "4711_2": "CANCELLED",
         "4711_[3-5%1]": "PENDING",
     }
+
+
+@pytest.mark.slurm
+@pytest.mark.usefixtures("fake_trtllm")
+def test_a_two_node_job_runs_one_rank_on_each_node(
+    slurm_two_nodes: Any, tmp_path: Path, checkpoint: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two slurmd on this host with their own node names: a tp 2 job over two one-GPU nodes."""
+    s = spec(tmp_path, checkpoint, parallelism={"tp": [2]})
+    s["cluster"] |= {"gpus_per_node": 1, "nodes": 2}
+    path, db, ranks = write_sweep(tmp_path, s), tmp_path / "runs.duckdb", tmp_path / "ranks.txt"
+    monkeypatch.setenv("FAKE_LAUNCH_LOG", str(ranks))
+    res = CliRunner().invoke(
+        app,
+        ["submit", str(path), "--runs-db", str(db), "--poll-s", "0.5", "--timeout-s", "90"],
+        env={"FAKE_TRTLLM_BEHAVIOUR": json.dumps({})},
+    )
+    logs = "\n".join(p.read_text() for p in (tmp_path / "out" / "slurm").glob("*.out"))
+    assert res.exit_code == 0, f"{res.output}\n{logs}"
+    (run,) = store.attempts(db, "slurm-e2e")
+    assert run["status"] == "ok", logs
+    assert run["command"].startswith("srun --nodes=2 --ntasks=2 --ntasks-per-node=1 trtllm-llmapi-launch")
+    assert sorted(ranks.read_text().split("\n")[:-1]) == ["rank=0 node=nodeA", "rank=1 node=nodeB"]
+    (script,) = (tmp_path / "out" / "slurm").glob("*.sbatch")
+    assert "#SBATCH --nodes=2" in script.read_text()

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from bench.errors import UserError
 from bench.sweep import store
 
 
@@ -79,3 +82,17 @@ def test_concurrent_writers_take_turns_on_the_file_lock(tmp_path: Path) -> None:
     outcomes = [(p.wait(60), p.stderr.read() if p.stderr else "") for p in procs]
     assert [rc for rc, _ in outcomes] == [0, 0, 0], outcomes
     assert len(store.attempts(db)) == 18
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00garbage header" * 300, b"# not a database\n"])
+def test_a_damaged_database_says_so_at_once_with_what_to_do(tmp_path: Path, content: bytes) -> None:
+    db = tmp_path / "runs.duckdb"
+    db.write_bytes(content)
+    os.utime(db, (0, 0))  # not a file another process is creating right now
+    t = time.monotonic()
+    for call in (lambda: store.insert(db, row("a", 1)), lambda: store.attempts(db)):
+        with pytest.raises(UserError) as e:
+            call()
+        assert str(e.value).startswith(f"{db}: not a usable runs database (IO Error: The file")
+        assert f"mv {db} {db}.damaged" in str(e.value)
+    assert time.monotonic() - t < 5 and db.read_bytes() == content

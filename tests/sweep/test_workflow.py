@@ -71,7 +71,7 @@ def test_sweep_retries_oom_records_timeout_resumes_and_exports(tmp_path: Path, c
         ("oom", 0.95, None),
         ("ok", 0.9, 1),
     ]
-    assert "documented out-of-memory symptom" in runs[2][0]["error"] and runs[2][0]["log_tail"]
+    assert "oom_kill event" in runs[2][0]["error"] and runs[2][0]["log_tail"]
     (hung,) = runs[4]
     assert hung["status"] == "timeout" and hung["wall_s"] < 6 and "2 s timeout" in hung["error"]
     assert runs[1][0]["environment"]["gpu_name"] == "NVIDIA H200"

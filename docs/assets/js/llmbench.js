@@ -179,6 +179,16 @@
     return q ? "?" + q : "";
   }
 
+  // The filters' query plus the URL's parameters that are not filters (a chart input such as ?price=):
+  // a filter change must not drop them.
+  function withOtherParams(query, dims) {
+    const keys = new Set(dims.map((d) => d.key));
+    const params = new URLSearchParams(query);
+    for (const [k, v] of new URLSearchParams(location.search)) if (!keys.has(k)) params.append(k, v);
+    const q = params.toString();
+    return q ? "?" + q : "";
+  }
+
   function clone(state) {
     return JSON.parse(JSON.stringify(state || {}));
   }
@@ -319,7 +329,8 @@
     setState(state, push) {
       this.state = state;
       if (this.ownsUrl && push) {
-        const url = location.pathname + queryFromState(this.dims, state, this.defaults) + location.hash;
+        const query = withOtherParams(queryFromState(this.dims, state, this.defaults), this.dims);
+        const url = location.pathname + query + location.hash;
         if (url !== location.pathname + location.search + location.hash) history.pushState(null, "", url);
       }
       return this.apply(true);
@@ -702,6 +713,7 @@
       canvas.setAttribute("aria-label", UI.chartImage(chart.el.getAttribute("aria-label") || ""));
     }
     lazyTooltip(chart);
+    urlSignal(chart);
     // A control of the chart's own (e.g. "Split by source") redraws it: the data table follows.
     for (const param of chart.spec.params || []) {
       if (param.bind) chart.view.addSignalListener(param.name, () => chart.view.runAfter(() => fillDataTable(chart)));
@@ -717,6 +729,29 @@
     // its reserved box until they arrive, instead of showing "no runs" for a moment.
     if (chart.rows) await setRows(chart, chart.rows);
     else target.hidden = true;
+  }
+
+  // A chart input kept in the page URL (usermeta.llmbench.urlSignal {signal, key, default}: the Pareto
+  // view's $ per GPU-hour as ?price=2.5): read on load and on back/forward, written (replaced, not a new
+  // history entry per keystroke) when the reader changes it; the default leaves the URL clean.
+  function urlSignal(chart) {
+    const u = ((chart.spec.usermeta || {}).llmbench || {}).urlSignal;
+    if (!u) return;
+    chart.urlSignal = () => {
+      const raw = new URLSearchParams(location.search).get(u.key);
+      const v = Number(raw);
+      return raw !== null && raw.trim() !== "" && Number.isFinite(v) && v >= 0 ? v : u.default;
+    };
+    chart.view.signal(u.signal, chart.urlSignal());
+    chart.view.addSignalListener(u.signal, (_, value) => {
+      const v = Number(value);
+      if (!Number.isFinite(v) || v < 0) return;
+      const params = new URLSearchParams(location.search);
+      if (v === u.default) params.delete(u.key);
+      else params.set(u.key, String(v));
+      const q = params.toString();
+      history.replaceState(history.state, "", location.pathname + (q ? "?" + q : "") + location.hash);
+    });
   }
 
   // A chart of one mark per run may name its tooltip in usermeta.llmbench.tooltip ([{field, title, format}])
@@ -852,7 +887,9 @@
       const metric = this.cfg.metric;
       this.all = rows
         .filter(fixedMatcher(json(this.root, "data-lb-fixed", {})))
-        .filter((r) => r[metric] !== null && r[metric] !== undefined && !excluded.has(r.source_kind));
+        .filter((r) => r[metric] !== null && r[metric] !== undefined && !excluded.has(r.source_kind))
+        // a run above its speed-of-light bound (flagged elsewhere) never becomes a side's best
+        .filter((r) => !(r.pct_of_bound > this.cfg.max_pct_of_bound));
       // filters besides the compared dimension: model, workload and the other "by" dimensions
       this.filters = [
         { key: "model", label: this.ui.model, column: "model_name" },
@@ -1194,6 +1231,11 @@
   });
 
   window.addEventListener("popstate", () => {
+    for (const c of charts) {
+      if (!c.urlSignal || !c.view) continue;
+      const name = c.spec.usermeta.llmbench.urlSignal.signal;
+      if (c.view.signal(name) !== c.urlSignal()) c.view.signal(name, c.urlSignal()).runAsync();
+    }
     const scope = scopes.find((s) => s.ownsUrl);
     if (scope && scope.all) scope.setState(stateFromQuery(scope.dims, location.search, scope.defaults), false);
   });
