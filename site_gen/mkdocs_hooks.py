@@ -10,6 +10,12 @@ Plain ``mkdocs build`` / ``mkdocs serve`` on a fresh clone and ``llmbench site b
 - ``on_page_content``: expand the page's chart markers (``site_gen.markers``); a bad marker is a warning,
   so ``mkdocs build --strict`` fails on it and names the page;
 - ``on_post_build``: write the collected data files into ``site/assets/data/``;
+- languages (mkdocs-static-i18n, ``plugins.i18n`` in mkdocs.yml): the plugin builds the site once per
+  language (English at /, Korean at /ko/), calling these hooks each time; ``config.theme.language`` names
+  the build's language. The generated pages are added after the plugin has sorted the files by language
+  (``on_files`` runs at a lower priority), in that language (``site_gen.i18n``), under ``ko/`` for
+  Korean; the runs are loaded once for all languages; the page script's catalogue is written to
+  ``assets/i18n/<lang>.js``;
 - ``on_serve``: watch results/ and the registries too, so saving a result file rebuilds. A bad file there
   prints its located problems and the rebuild uses the last good database (``mkdocs serve`` would answer
   no request after a failed rebuild); in ``mkdocs build`` it fails the build before any output is written.
@@ -22,14 +28,18 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from mkdocs.plugins import event_priority
+
 log = logging.getLogger("mkdocs.plugins.llmbench")
 _site: Any = None
 _generated: list[Any] | None = None
+_loaded: tuple[Any, ...] | None = None  # (results, db, db mtime) the runs in _site were read from
 
 GENERATED = "generated"
 SERVING = "LLMBENCH_SERVING"  # set by on_startup: "1" inside `mkdocs serve`
@@ -76,21 +86,65 @@ def refresh(results: Path, db: Path) -> bool:
     return True
 
 
+def language(config: Any) -> str:
+    """The language of this build: Material's ``theme.language``, which the i18n plugin sets per build."""
+    return str(config["theme"].get("language") or "en")
+
+
+def language_root(config: Any) -> str:
+    """Where this build's pages go: "" for the default language, "ko/" for Korean."""
+    from site_gen import i18n
+
+    lang = language(config)
+    return "" if lang == i18n.DEFAULT else f"{lang}/"
+
+
+class _InstantNavigationHandled(logging.Filter):
+    """mkdocs-static-i18n warns that Material's language switch keeps the first page's link under
+    instant navigation (the header is not replaced); llmbench.js re-points it on every page (from the
+    page's ``<link rel=alternate>``), so the warning would only fail ``--strict``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "navigation.instant" not in record.getMessage()
+
+
 def on_startup(command: str, dirty: bool) -> None:
     # Rebuilds in `mkdocs serve` load this module afresh (their globals start empty), so the command is
     # kept where every later load sees it.
     os.environ[SERVING] = "1" if command == "serve" else ""
+    logging.getLogger("mkdocs.plugins.mkdocs_static_i18n.reconfigure").addFilter(_InstantNavigationHandled())
 
 
+def catalogue_script(config: Any) -> str:
+    """Put this build's page-script catalogue (``assets/i18n/<lang>.js``, made in ``on_files``) before
+    the page scripts; the entry of a previous language build is replaced."""
+    from site_gen import i18n
+
+    name = f"{i18n.JS_DIR}/{language(config)}.js"
+    scripts = [s for s in config["extra_javascript"] if not str(s).startswith(f"{i18n.JS_DIR}/")]
+    config["extra_javascript"] = [name, *scripts]
+    return name
+
+
+@event_priority(-150)  # after mkdocs-static-i18n's (-100), which sets this build's theme.language
 def on_config(config: Any) -> Any:
-    global _site, _generated
+    global _site, _generated, _loaded
     from mkdocs.exceptions import PluginError
 
-    from site_gen import mlperf_pages, pages, queries
+    from site_gen import i18n, mlperf_pages, pages, queries
     from site_gen.charts import ChartContext
     from site_gen.markers import Site
 
     results, db = sources(config)
+    lang = language(config)
+    catalogue_script(config)
+    stamp = (results, db, db.stat().st_mtime if db.exists() else None)
+    if _site is not None and _loaded == stamp:
+        # the i18n plugin's next language: same runs, pages in this language
+        _site.lang = lang
+        _generated = pages.pages(_site.runs, queries.gpu_info(_site.db), i18n.load(lang))
+        _generated += [pages.GeneratedPage(p, lambda md=md: md) for p, md in mlperf_pages.pages(_site.db)]
+        return config
     try:
         has_results = refresh(results, db) if results is not None else True
     except PluginError as e:
@@ -111,24 +165,57 @@ def on_config(config: Any) -> Any:
         db=read,
         repo_url=config.get("repo_url") or "",
         repo_branch=extra.get("repo_branch", "main"),
+        lang=lang,
     )
-    _generated = pages.pages(runs, queries.gpu_info(read))
+    _loaded = (results, db, db.stat().st_mtime if db.exists() else None)
+    _generated = pages.pages(runs, queries.gpu_info(read), i18n.load(lang))
     # the MLPerf page reads its own table, never the runs (MLCommons: no mixing)
     _generated += [pages.GeneratedPage(p, lambda md=md: md) for p, md in mlperf_pages.pages(read)]
     return config
 
 
+@event_priority(-200)  # after mkdocs-static-i18n's (-100): it rebuilds every docs file from disk
 def on_files(files: Any, config: Any) -> Any:
-    """The generated pages as in-memory files, in the order MkDocs would have read them from disk."""
+    """The generated pages as in-memory files of this build's language, in the order MkDocs would have
+    read them from disk; under ``ko/`` for Korean, with the i18n plugin's alternates (the language
+    switch) and in its sitemap (Material's instant navigation follows only links found there)."""
     from mkdocs.structure.files import File, Files, file_sort_key
+
+    from site_gen import i18n
 
     if _generated is None:
         return files
     docs_dir = config["docs_dir"]
-    kept = [f for f in files if not f.src_uri.startswith(f"{GENERATED}/")]
-    new = [File.generated(config, f"{GENERATED}/{p.path}", content=p.render()) for p in _generated]
-    docs = sorted([f for f in kept if f.src_dir == docs_dir] + new, key=file_sort_key)
-    return Files(docs + [f for f in kept if f.src_dir != docs_dir])  # theme files after, as before
+    root = language_root(config)
+    kept = [f for f in files if not f.src_uri.startswith((f"{GENERATED}/", f"{i18n.JS_DIR}/"))]
+    new = []
+    for p in _generated:
+        src = f"{GENERATED}/{p.path}"
+        f = File.generated(config, src, content=p.render())
+        alternates = {}
+        for lang in _built_languages(config):
+            alt = f if lang == language(config) else File.generated(config, src, content="")
+            prefix = "" if lang == i18n.DEFAULT else f"{lang}/"
+            alt.dest_uri = prefix + posixpath.splitext(src)[0] + ".html"
+            alternates[lang] = alt
+        f.dest_uri = root + posixpath.splitext(src)[0] + ".html"
+        # what mkdocs-static-i18n sets on the files it makes (its sitemap and language switch read them)
+        f.alternates, f.locale, f.localization = alternates, language(config), None
+        f.locale_alternate_of, f.norm_src_uri = language(config), src
+        new.append(f)
+    script = f"{i18n.JS_DIR}/{language(config)}.js"
+    new.append(File.generated(config, script, content=i18n.load(language(config)).js()))
+    docs = sorted([f for f in kept if f.src_dir == docs_dir or f.generated_by] + new, key=file_sort_key)
+    out = Files(docs + [f for f in kept if f.src_dir != docs_dir and not f.generated_by])
+    plugin = config["plugins"].get("i18n")
+    if plugin is not None:
+        plugin.i18n_files_per_language[language(config)] = out.documentation_pages()
+    return out
+
+
+def _built_languages(config: Any) -> list[str]:
+    plugin = config["plugins"].get("i18n")
+    return list(plugin.build_languages) if plugin is not None else [language(config)]
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
@@ -136,7 +223,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
 
     if _site is None or not MARKER.search(html):
         return html
-    p = Page(_site, page.url)
+    p = Page(_site, page.url, language_root(config))
     out = p.expand(html)
     for error in p.errors:
         log.warning("%s: %s", page.file.src_uri, error)
