@@ -108,11 +108,17 @@ class _InstantNavigationHandled(logging.Filter):
         return "navigation.instant" not in record.getMessage()
 
 
+# Installed when mkdocs.yml is loaded (an in-process build, `llmbench site build`, has no on_startup);
+# loggers are process-wide and `mkdocs serve` reloads this module, so it is added once (by name).
+_I18N_LOG = logging.getLogger("mkdocs.plugins.mkdocs_static_i18n.reconfigure")
+if not any(type(f).__name__ == "_InstantNavigationHandled" for f in _I18N_LOG.filters):
+    _I18N_LOG.addFilter(_InstantNavigationHandled())
+
+
 def on_startup(command: str, dirty: bool) -> None:
     # Rebuilds in `mkdocs serve` load this module afresh (their globals start empty), so the command is
     # kept where every later load sees it.
     os.environ[SERVING] = "1" if command == "serve" else ""
-    logging.getLogger("mkdocs.plugins.mkdocs_static_i18n.reconfigure").addFilter(_InstantNavigationHandled())
 
 
 def catalogue_script(config: Any) -> str:
@@ -218,6 +224,28 @@ def _built_languages(config: Any) -> list[str]:
     return list(plugin.build_languages) if plugin is not None else [language(config)]
 
 
+def on_env(env: Any, config: Any, files: Any) -> Any:
+    """The theme's own templates (site_gen/theme) get the build language's words and folder."""
+    from site_gen import i18n
+
+    env.globals["llmbench_t"] = i18n.load(language(config)).t
+    env.globals["llmbench_root"] = language_root(config)
+    return env
+
+
+def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
+    """The language switch links each language's home (the i18n plugin set them to this page's twin, a
+    moment before, at a higher priority). Material fetches ``sitemap.xml`` beside every alternate link
+    to map pages, which 404s for a page in a folder; beside a home it is there (``on_post_build``).
+    llmbench.js turns the links into this page's twin with its query string and run id."""
+    from site_gen import i18n
+
+    for alt in config["extra"].get("alternate") or []:
+        lang = alt.get("lang")
+        alt["link"] = "index.html" if lang == i18n.DEFAULT else f"{lang}/index.html"
+    return context
+
+
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     from site_gen.markers import MARKER, Page
 
@@ -239,6 +267,10 @@ def on_post_build(config: Any) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for name, text in _site.files.items():
         (target / name).write_text(text, encoding="utf-8")
+    # Material looks for a sitemap beside each language's home (the root's lists every language's pages)
+    site, root = Path(config["site_dir"]), language_root(config)
+    if root and (site / "sitemap.xml").is_file():
+        (site / root / "sitemap.xml").write_bytes((site / "sitemap.xml").read_bytes())
 
 
 def on_serve(server: Any, config: Any, builder: Any) -> Any:
