@@ -240,7 +240,8 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     llmbench.js turns the links into this page's twin with its query string and run id."""
     from site_gen import i18n
 
-    for alt in config["extra"].get("alternate") or []:
+    # the plugin sets the attribute (config.extra.alternate), which templates read before the key
+    for alt in getattr(config["extra"], "alternate", None) or config["extra"].get("alternate") or []:
         lang = alt.get("lang")
         alt["link"] = "index.html" if lang == i18n.DEFAULT else f"{lang}/index.html"
     return context
