@@ -40,7 +40,17 @@ SITE_COLUMNS = (
     "output_tps_per_gpu",
     "output_tps_per_user",
 )
-OPTIONAL_COLUMNS = ("bound_output_tps", "pct_of_bound", "attention_dp")  # attention_dp: guide_topic_views
+OPTIONAL_COLUMNS = (
+    "bound_output_tps",
+    "pct_of_bound",
+    "attention_dp",  # guide_topic_views
+    # latency (site_gen.latency_views): in flight, mean TTFT / TPOT / end-to-end, TPOT p99
+    "concurrency",
+    "ttft_ms_avg",
+    "tpot_ms_avg",
+    "tpot_ms_p99",
+    "request_latency_ms_avg",
+)
 
 # A run above 100 % of its speed-of-light bound is physically impossible (a source erratum): the page
 # flags it with the run's own notes (why), or a generic sentence; null for every other run.

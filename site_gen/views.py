@@ -31,6 +31,7 @@ EXTRA_VIEW_MODULES: tuple[str, ...] = (
     "site_gen.guide_views",
     "site_gen.engine_views",
     "site_gen.guide_topic_views",
+    "site_gen.latency_views",
 )
 
 

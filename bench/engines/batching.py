@@ -99,9 +99,20 @@ def _generate(model: Any, chunk: Sequence[Request], cache: str, stop_after: int 
 
 
 def run_chunked(
-    model: Any, requests: Sequence[Request], batch_size: int, cache: str, warmup_steps: int = 4
+    model: Any,
+    requests: Sequence[Request],
+    batch_size: int,
+    cache: str,
+    warmup_steps: int = 4,
+    closed_loop: bool = False,
 ) -> Outcome:
-    """``generate`` (dynamic cache) or ``static`` (static cache, compiled on CUDA) over fixed-size chunks."""
+    """``generate`` (dynamic cache) or ``static`` (static cache, compiled on CUDA) over fixed-size chunks.
+
+    ``closed_loop``: a concurrency limit of ``batch_size`` (trtllm-bench ``--concurrency``): each chunk is
+    submitted when the one before finishes, so a request's start (and its TTFT and latency) counts from its
+    own chunk's start instead of the benchmark's. With fixed lengths, trtllm-bench's scheduler at that
+    concurrency also runs the requests in such waves.
+    """
     chunks = [requests[i : i + batch_size] for i in range(0, len(requests), batch_size)]
     t_warm = now_ns()
     # Warm up at the first chunk's exact shapes (same cache length): compiles/captures before timing starts.
@@ -111,6 +122,7 @@ def run_chunked(
     t0 = now_ns()
     records = []
     for chunk in chunks:
+        t_submit = now_ns() if closed_loop else t0
         clock = _generate(model, chunk, cache)
         for r in chunk:
             records.append(
@@ -118,13 +130,16 @@ def run_chunked(
                     r.task_id,
                     len(r.input_ids),
                     r.output_tokens,
-                    t0,
+                    t_submit,
                     clock.steps[0],
                     clock.steps[r.output_tokens - 1],
                 )
             )
     settings = {"max_batch_size": batch_size, "batches": len(chunks), "warmup_s": round(warmup_s, 3)}
     settings["scheduling_policy"] = "static batches of max_batch_size, in dataset order"
+    if closed_loop:
+        settings["concurrency"] = batch_size
+        settings["scheduling_policy"] += "; closed loop: the next batch is submitted when one finishes"
     settings["compiled"] = bool(cache == "static" and model.device.type == "cuda")
     return Outcome(records, settings)
 

@@ -69,13 +69,21 @@ def _run(job: dict[str, Any], plan_path: str, when: dt.datetime | None, sub: Sub
             " to fit the GPU lease"
         )
     notes.append("random weights of the architecture (throughput does not depend on weight values)")
-    notes.append("offline: all requests submitted at the start; TTFT/TPOT from per-step token timestamps")
+    concurrency = (rep["engine"].get("settings") or {}).get("concurrency")
+    if concurrency:
+        notes.append(
+            f"closed loop at concurrency {concurrency}: each batch submitted when the one before finished,"
+            " each request timed from its own batch's start; TTFT/TPOT from per-step token timestamps"
+        )
+    else:
+        notes.append("offline: all requests submitted at the start; TTFT/TPOT from per-step token timestamps")
     return {
         "parallelism": {"tp": 1, "pp": 1},
         "workload": {
             "isl": job["isl"],
             "osl": job["osl"],
             "num_requests": job["num_requests_used"],
+            "concurrency": concurrency,
             "dataset": "token-norm-dist",
             "input_stdev": 0.0,
             "output_stdev": 0.0,

@@ -77,8 +77,12 @@ def check_job(sweep: Sweep, p: dict[str, Any]) -> str | None:
     """Why one combination cannot run on transformers."""
     if p["tp"] * p["pp"] > 1 or p["ep"] is not None:
         return "tp/pp/ep: engine transformers runs on one device (tp 1, pp 1, no ep)"
-    if p["concurrency"] is not None and p["concurrency"] > 0:
-        return "concurrency: engine transformers runs offline only (every request submitted at once)"
+    conc = p["concurrency"]
+    if conc is not None and conc > 0:
+        if _spec(sweep).batching == "continuous":
+            return "concurrency: transformers continuous batching runs offline only (every request at once)"
+        if p["max_batch_size"] not in (None, conc):
+            return "concurrency: sets the transformers batch size; leave max_batch_size out or equal to it"
     return None
 
 
@@ -102,7 +106,10 @@ def steps(job: Job, kv_fraction: float | None, report: Path) -> list[Step]:
     argv += ["--weights", t.weights, "--dtype", DTYPE[m.precision], "--device", t.device]
     argv += ["--batching", t.batching, "--attn_implementation", t.attn_implementation]
     argv += ["--dataset", str(dataset_path(job)), "--num_requests", str(job.num_requests)]
-    if job.max_batch_size:
+    if job.concurrency is not None and job.concurrency > 0:
+        # closed loop: batches of `concurrency` requests, each timed from its own batch's start
+        argv += ["--concurrency", str(job.concurrency)]
+    elif job.max_batch_size:
         argv += ["--max_batch_size", str(job.max_batch_size)]
     if job.max_num_tokens:
         argv += ["--max_num_tokens", str(job.max_num_tokens)]

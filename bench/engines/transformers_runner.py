@@ -47,6 +47,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--num_requests", type=int, default=0, help="Cap on requests; 0 = whole dataset.")
     p.add_argument("--warmup", type=int, default=2, help="Warm-up requests (continuous batching).")
     p.add_argument("--max_batch_size", type=int, help="Requests per batch; default from memory and the data.")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        help="Requests in flight (trtllm-bench --concurrency): batches of this size, each request timed"
+        " from its own batch's start (generate/static); default: all submitted at the start (offline).",
+    )
     p.add_argument("--max_num_tokens", type=int, help="Tokens per step (continuous batching only).")
     p.add_argument("--tp", type=int, default=1, help="Tensor parallel size; only 1 is supported.")
     p.add_argument("--report_json", type=Path, help="Write the statistics here (trtllm-bench layout).")
@@ -56,6 +62,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error(f"--tp: expected 1 (the transformers engine runs on one device), got {args.tp}")
     if args.num_requests < 0:
         p.error("--num_requests: expected >= 0")
+    if args.concurrency is not None and args.concurrency < 1:
+        p.error(f"--concurrency: expected >= 1, got {args.concurrency}")
+    if args.concurrency is not None and args.batching == "continuous":
+        p.error("--concurrency: only with --batching generate or static")
+    if args.concurrency is not None and args.max_batch_size not in (None, args.concurrency):
+        p.error("--concurrency: sets the batch size; leave --max_batch_size out or equal to it")
     return args
 
 
@@ -87,9 +99,9 @@ def benchmark(model: Any, requests: list[workload.Request], args: argparse.Names
     """Run the requests in the chosen batching mode."""
     if args.batching == "continuous":
         return batching.run_continuous(model, requests, args.max_batch_size, args.max_num_tokens, args.warmup)
-    size = args.max_batch_size or default_batch_size(model, requests)
+    size = args.concurrency or args.max_batch_size or default_batch_size(model, requests)
     cache = "static" if args.batching == "static" else "dynamic"
-    return batching.run_chunked(model, requests, size, cache)
+    return batching.run_chunked(model, requests, size, cache, closed_loop=args.concurrency is not None)
 
 
 def machine(model: Any) -> dict[str, Any]:
@@ -128,6 +140,8 @@ def build_report(model: Any, outcome: batching.Outcome, args: argparse.Namespace
             "attn_implementation": args.attn_implementation,
         },
     }
+    if outcome.settings.get("concurrency"):
+        engine["settings"]["concurrency"] = outcome.settings["concurrency"]
     s = outcome.settings
     world = {
         "tp_size": 1,
@@ -138,7 +152,7 @@ def build_report(model: Any, outcome: batching.Outcome, args: argparse.Namespace
         "max_num_tokens": s.get("max_num_tokens"),
         "scheduling_policy": s.get("scheduling_policy"),
         "kv_cache_percentage": None,
-        "issue_rate": None,  # offline: every request is submitted at the start
+        "issue_rate": None,  # offline or closed loop: no fixed arrival rate
     }
     report = statistics.report(outcome.records, engine, world, str(args.dataset), machine(model))
     report["transformers_runner"] = {

@@ -80,6 +80,8 @@ def _job_args(
     argv += ["--weights", "random", "--warmup", str(job.get("warmup", 2))]
     if job.get("max_batch_size"):
         argv += ["--max_batch_size", str(job["max_batch_size"])]
+    if job.get("concurrency"):
+        argv += ["--concurrency", str(job["concurrency"])]
     if job.get("max_num_tokens"):
         argv += ["--max_num_tokens", str(job["max_num_tokens"])]
     return transformers_runner.parse_args(argv)
@@ -134,7 +136,8 @@ def _run_job(
     n = size_requests(job, mode, done, left)
     path, digest = _dataset(job, n, plan["arch"]["vocab_size"], data_dir)
     args = _job_args(plan, job, mode, path, n)
-    _log(f"start {job['name']}: {job['isl']}/{job['osl']} x {n}, {mode}, batch {job.get('max_batch_size')}")
+    batch = job.get("concurrency") or job.get("max_batch_size")
+    _log(f"start {job['name']}: {job['isl']}/{job['osl']} x {n}, {mode}, batch {batch}")
     t0 = time.monotonic()
     entry: dict[str, Any] = {**job, "batching_used": mode, "num_requests_used": n, "dataset_sha256": digest}
     try:
@@ -154,7 +157,21 @@ def _run_job(
         _log(f"FAILED {job['name']} after {time.monotonic() - t0:.1f} s: {entry['error']}")
         traceback.print_exc()
     entry["wall_s"] = round(time.monotonic() - t0, 2)
+    peak = _peak_memory_gib(model)
+    if peak is not None:
+        entry["peak_gpu_memory_gib"] = peak
     return entry
+
+
+def _peak_memory_gib(model: Any) -> float | None:
+    """The job's peak of PyTorch-allocated GPU memory (weights included), then reset for the next job."""
+    if model.device.type != "cuda":
+        return None
+    import torch
+
+    peak = torch.cuda.max_memory_allocated(model.device) / 2**30
+    torch.cuda.reset_peak_memory_stats(model.device)
+    return round(peak, 2)
 
 
 def _argv(args: argparse.Namespace) -> list[str]:
@@ -166,6 +183,7 @@ def _argv(args: argparse.Namespace) -> list[str]:
         "dtype",
         "weights",
         "max_batch_size",
+        "concurrency",
         "max_num_tokens",
     )
     return [f"--{k} {getattr(args, k)}" for k in keys if getattr(args, k) is not None]

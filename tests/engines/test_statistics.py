@@ -1,4 +1,11 @@
-"""trtllm-bench's metric definitions, checked on hand-computed timings."""
+"""trtllm-bench's metric definitions, checked on hand-computed timings.
+
+The authority: tensorrt_llm/bench/dataclasses/statistics.py (NVIDIA/TensorRT-LLM, commit 385626572df1):
+``RequestRecord.intertoken_latency`` = (end - first token) / (output tokens - 1) is TPOT,
+``time_to_first_token`` = first token - start, ``total_token_throughput`` = output tokens / end-to-end
+latency (averaged over requests: per-user output tok/s), ``output_token_throughput`` = (output tokens - 1)
+/ (end-to-end - TTFT), and ``PercentileStats.from_iterable`` picks ``sorted(v)[int(n * q)]``.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -9,6 +10,37 @@ import pytest
 
 from bench.engines import batching, hf_model, transformers_runner, workload
 from bench.trtllm import report as bench_report
+
+
+def test_concurrency_times_each_request_from_its_own_batch(model: object) -> None:
+    """Closed loop (trtllm-bench --concurrency 3): batch k starts when batch k-1 has ended, not at time 0."""
+    reqs = workload.token_norm_dist(7, 12, 5, 1024)
+    args = transformers_runner.parse_args(
+        ["--model", "tiny", "--dataset", "d.jsonl", "--batching", "generate", "--concurrency", "3"]
+    )
+    outcome = transformers_runner.benchmark(model, reqs, args)
+    waves: dict[int, list[batching.RequestRecord]] = {}
+    for rec in outcome.records:
+        waves.setdefault(rec.start_ns, []).append(rec)
+    assert [len(w) for _, w in sorted(waves.items())] == [3, 3, 1]  # 7 requests, at most 3 in flight
+    starts = sorted(waves)
+    for before, after in itertools.pairwise(starts):
+        assert after >= max(r.end_ns for r in waves[before])
+    assert outcome.settings["concurrency"] == 3
+    report = transformers_runner.build_report(model, outcome, args)
+    assert report["engine"]["settings"]["concurrency"] == 3
+
+
+def test_concurrency_conflicts_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--model", "tiny", "--dataset", "d.jsonl"]
+    for extra, says in (
+        (["--concurrency", "0"], "expected >= 1"),
+        (["--concurrency", "2", "--batching", "continuous"], "only with --batching generate or static"),
+        (["--concurrency", "2", "--max_batch_size", "4"], "sets the batch size"),
+    ):
+        with pytest.raises(SystemExit):
+            transformers_runner.parse_args(base + extra)
+        assert says in capsys.readouterr().err
 
 
 @pytest.fixture(scope="module")

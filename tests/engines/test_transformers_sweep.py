@@ -72,12 +72,31 @@ def test_sweeps_it_cannot_run_are_refused_naming_the_key(tmp_path: Path, over: d
         sweep.load_plan(write_sweep(tmp_path, spec(**over)), out_dir=tmp_path / "out")
 
 
-def test_multi_gpu_and_concurrency_combinations_are_skipped_with_the_reason(tmp_path: Path) -> None:
-    over = spec(parallelism={"tp": [1, 2]}, concurrency=[None, 8], cluster={"gpus_per_node": 2})
+def test_multi_gpu_combinations_are_skipped_with_the_reason(tmp_path: Path) -> None:
+    over = spec(parallelism={"tp": [1, 2]}, cluster={"gpus_per_node": 2})
     plan = sweep.load_plan(write_sweep(tmp_path, over), out_dir=tmp_path / "out")
-    assert [(j.tp, j.concurrency) for j in plan.jobs] == [(1, None)]
-    reasons = {s.reason for s in plan.skipped}
-    assert any("runs on one device" in r for r in reasons) and any("offline only" in r for r in reasons)
+    assert [j.tp for j in plan.jobs] == [1]
+    assert any("runs on one device" in s.reason for s in plan.skipped)
+
+
+def test_a_concurrency_list_gives_one_closed_loop_run_per_point(tmp_path: Path) -> None:
+    over = spec(transformers={"weights": "random", "batching": "generate"}, concurrency=[1, 4, 16])
+    over["settings"] = {}
+    plan = sweep.load_plan(write_sweep(tmp_path, over), out_dir=tmp_path / "out")
+    assert sorted(j.concurrency for j in plan.jobs) == [1, 4, 16] and not plan.skipped
+    for job in plan.jobs:
+        (step,) = engine.job_steps(job, None, tmp_path / "r.json")
+        assert step.argv[step.argv.index("--concurrency") + 1] == str(job.concurrency)
+        assert "--max_batch_size" not in step.argv
+
+
+def test_concurrency_with_continuous_batching_or_another_batch_size_is_skipped(tmp_path: Path) -> None:
+    cont = spec(transformers={"weights": "random", "batching": "continuous"}, concurrency=[8])
+    plan = sweep.load_plan(write_sweep(tmp_path, cont), out_dir=tmp_path / "a")
+    assert not plan.jobs and "offline only" in plan.skipped[0].reason
+    other = spec(concurrency=[8])  # settings.max_batch_size 32
+    plan = sweep.load_plan(write_sweep(tmp_path, other), out_dir=tmp_path / "b")
+    assert not plan.jobs and "sets the transformers batch size" in plan.skipped[0].reason
 
 
 @pytest.mark.parametrize("name", ["tiny-random-llama-cpu.yaml", "h200-llama-3.1-8b.yaml"])

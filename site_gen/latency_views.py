@@ -1,0 +1,190 @@
+"""Throughput against interactivity: the Pareto view, with the cost of a million output tokens.
+
+Registered in ``site_gen.views`` (listed in its EXTRA_VIEW_MODULES). ``latency-pareto`` plots output
+tokens/s per GPU (y) against output tokens/s per user (x, interactivity) for every selected run that reports
+both, and draws per series (GPU × engine × precision × workload) the Pareto frontier: the runs that no other
+run of the series beats on both axes. The frontier is computed in the chart (a Vega window transform), so
+it follows the page's filters; ``pareto_frontier`` is the same rule in Python, for tests and tables.
+
+Cost: a "$ per GPU-hour" input (the reader's own price; nothing is fetched) turns each run's throughput
+into $ per million output tokens = price × GPUs / (output tokens/s × 3600) × 10^6, labelled as derived.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import altair as alt
+
+from site_gen.charts import DATA_NAME, ChartContext
+from site_gen.views import COMMON, register, widest
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from site_gen.dimensions import Filters
+
+DEFAULT_PRICE = 2.00  # $/GPU-hour: an assumption the reader replaces; no price is looked up
+PRICE_PARAM = "gpu_hour_price"
+X_TITLE = "Output tokens/s per user (interactivity; 1000 / TPOT when decode dominates)"
+Y_TITLE = "Output tokens/s per GPU"
+SERIES = ("gpu", "engine", "precision", "workload")
+
+
+@dataclass(frozen=True)
+class Point:
+    key: Hashable  # the run
+    per_user: float  # x: output tokens/s per user
+    per_gpu: float  # y: output tokens/s per GPU
+
+
+def pareto_frontier(points: Iterable[Point]) -> list[Point]:
+    """The runs no other run beats on both axes (higher per-user AND higher per-GPU), by per-user.
+
+    Sweep from the most interactive run down: a run is on the frontier when its per-GPU throughput is
+    above every per-GPU figure seen so far (all of which had at least its per-user speed). Of runs with
+    the same per-user speed only the highest per-GPU one can be on it.
+    """
+    ordered = sorted(points, key=lambda p: (-p.per_user, -p.per_gpu))
+    front: list[Point] = []
+    best = float("-inf")
+    for p in ordered:
+        if p.per_gpu > best:
+            front.append(p)
+            best = p.per_gpu
+    return sorted(front, key=lambda p: p.per_user)
+
+
+def cost_per_million_tokens(price_per_gpu_hour: float, gpus: int, output_tps: float) -> float:
+    """$ per million output tokens: price × GPUs / (output tokens/s × 3600 s/h) × 10^6."""
+    if price_per_gpu_hour < 0 or gpus < 1 or output_tps <= 0:
+        raise ValueError(
+            f"expected price >= 0, gpus >= 1, output tokens/s > 0; got {price_per_gpu_hour}, {gpus},"
+            f" {output_tps}"
+        )
+    return price_per_gpu_hour * gpus / (output_tps * 3600) * 1e6
+
+
+# The same formula as a Vega expression over the page data (n_gpus, output_tps = all GPUs of the run).
+COST_EXPR = f"{PRICE_PARAM} * datum.n_gpus / (datum.output_tps * 3600) * 1e6"
+
+
+def _series_expr() -> str:
+    return " + ' · ' + ".join(f"datum.{c}" for c in SERIES)
+
+
+def _with_both() -> alt.Chart:
+    """Runs that report per-user and per-GPU output tokens/s, with their series label and cost."""
+    return (
+        alt.Chart()
+        .transform_filter(
+            "isValid(datum.output_tps_per_user) && datum.output_tps_per_user > 0"
+            " && isValid(datum.output_tps_per_gpu) && datum.output_tps_per_gpu > 0"
+        )
+        .transform_calculate(
+            series=_series_expr(),
+            cost=f"isValid(datum.output_tps) && datum.output_tps > 0 ? {COST_EXPR} : null",
+        )
+    )
+
+
+def _frontier(base: alt.Chart) -> alt.Chart:
+    """Keep the frontier runs: per series, from the highest per-user speed down, those whose per-GPU figure
+    beats the best of every run before them (a running maximum, then the previous row's running maximum:
+    Vega's window with a frame that ends before the current row fails on a series' first row)."""
+    order = [
+        alt.SortField("output_tps_per_user", order="descending"),
+        alt.SortField("output_tps_per_gpu", order="descending"),
+    ]
+    return (
+        base.transform_window(
+            best_so_far="max(output_tps_per_gpu)", groupby=["series"], sort=order, frame=[None, 0]
+        )
+        .transform_window(best_before="lag(best_so_far)", groupby=["series"], sort=order)
+        .transform_filter("!isValid(datum.best_before) || datum.output_tps_per_gpu > datum.best_before")
+    )
+
+
+def _tooltip() -> list[alt.Tooltip]:
+    return [
+        alt.Tooltip("series:N", title="GPU · engine · precision · ISL/OSL"),
+        alt.Tooltip("publisher:N", title="Source"),
+        alt.Tooltip("tp:Q", title="TP"),
+        alt.Tooltip("concurrency:Q", title="Concurrency"),
+        alt.Tooltip("output_tps_per_user:Q", title="Output tok/s per user", format=",.1f"),
+        alt.Tooltip("output_tps_per_gpu:Q", title="Output tok/s per GPU", format=",.0f"),
+        alt.Tooltip("ttft_ms_avg:Q", title="TTFT mean (ms)", format=",.1f"),
+        alt.Tooltip("tpot_ms_avg:Q", title="TPOT mean (ms)", format=",.2f"),
+        alt.Tooltip("cost:Q", title="$ per 1M output tokens (derived from your $/GPU-hour)", format="$,.2f"),
+    ]
+
+
+def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
+    """Points for every run with both figures, the frontier per series as a line, a note on the rest."""
+    price = alt.param(
+        name=PRICE_PARAM,
+        value=DEFAULT_PRICE,
+        bind=alt.binding(
+            input="number",
+            name="$ per GPU-hour (your assumption; cost per 1M output tokens is derived from it) ",
+        ),
+    )
+    # log axes: the points span 1-10,000 tok/s; short labels ("2k") keep the y labels inside the chart
+    x = alt.X("output_tps_per_user:Q", title=X_TITLE, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
+    y = alt.Y("output_tps_per_gpu:Q", title=Y_TITLE, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
+    colour = alt.Color(
+        "series:N", title="GPU · engine · precision · ISL/OSL", legend=alt.Legend(orient="bottom")
+    )
+    points = (
+        _with_both()
+        .mark_point(filled=True, size=60)
+        .encode(x=x, y=y, color=colour, tooltip=_tooltip())
+        .add_params(price)
+    )
+    line = (
+        _frontier(_with_both())
+        .mark_line(strokeWidth=2)
+        .encode(x=x, y=y, color=colour, order=alt.Order("output_tps_per_user:Q"))
+    )
+    # Runs that give only a peak (offline, all-GPU) throughput have no per-user figure: say how many.
+    note = (
+        alt.Chart()
+        .transform_filter("!isValid(datum.output_tps_per_user) || datum.output_tps_per_user <= 0")
+        .transform_aggregate(n="count()")
+        .transform_calculate(
+            text="datum.n + ' selected run(s) give only peak throughput (no per-user figure):"
+            " not on this chart'"
+        )
+        .mark_text(align="left", baseline="top", x=4, y=4, fontStyle="italic", color="#555")
+        .encode(text="text:N")
+    )
+    # autosize fit + contains padding: the log axis' labels and title stay inside the container's width
+    return alt.layer(points, line, note, data=alt.NamedData(DATA_NAME)).properties(
+        width="container",
+        height=max(ctx.height, 360),
+        autosize=alt.AutoSizeParams(type="fit", contains="padding"),
+    )
+
+
+def _defaults(df: pd.DataFrame) -> Filters:
+    """Open on the GPU and model with the most engines among runs that have a per-user figure."""
+    if "output_tps_per_user" in df:
+        with_user = df[df["output_tps_per_user"].fillna(0) > 0]
+        if not with_user.empty:
+            return widest(with_user, ["gpu", "model"], "engine")
+    return widest(df, ["gpu", "model"], "engine")
+
+
+@register(
+    "latency-pareto",
+    "Throughput vs interactivity",
+    "Output tokens/s per GPU against output tokens/s per user for every run that reports both, with the "
+    "Pareto frontier per GPU, engine, precision and workload; hover for the run and its cost per million "
+    "output tokens at your $/GPU-hour.",
+    filters=COMMON,
+    defaults=lambda df: _defaults(df),
+)
+def _latency_pareto(ctx: ChartContext) -> list[alt.TopLevelMixin]:
+    return [pareto_chart(ctx)]
