@@ -63,6 +63,35 @@ PALETTE = (
 )
 
 
+# GPU colours by generation: one hue family per architecture (registry ``architecture``, its first word),
+# shades in the registry's order within it, so that a reader tells the generations apart at a glance and
+# two GPUs of different generations never look alike (before, H100 and GB300 were both green, A100 PCIe
+# and RTX PRO both red). A family that runs out of shades, or an architecture not listed, takes PALETTE.
+GPU_FAMILIES: dict[str, tuple[str, ...]] = {
+    "Volta": ("#8c564b", "#c49c94"),  # browns
+    "Ampere": ("#d62728", "#ff9896", "#ad494a"),  # reds
+    "Ada": ("#e7ba52", "#bd9e39"),  # golds
+    # greens; H100 and H200 (compared most often) a dark and a light one
+    "Hopper": ("#2ca02c", "#0f8a6d", "#98df8a", "#b5cf6b"),
+    "Blackwell": ("#1f77b4", "#aec7e8", "#9467bd", "#c5b0d5", "#6b6ecf", "#17becf"),  # blues, violets
+}
+
+
+def gpu_colours(gpus: Sequence[str]) -> list[str]:
+    """The colour of each GPU (registry order): the next shade of its architecture's family."""
+    from bench.contract import registry
+
+    known = {g.name: g.architecture for g in registry.gpus().entries}
+    used: dict[str, int] = {}
+    out = []
+    for i, name in enumerate(gpus):
+        arch = (known.get(name) or "").split(" ")[0]  # "Blackwell Ultra" is of the Blackwell family
+        family = GPU_FAMILIES.get(arch, ())
+        n = used[arch] = used.get(arch, -1) + 1
+        out.append(family[n] if n < len(family) else PALETTE[i % len(PALETTE)])
+    return out
+
+
 GPUS_SHOWN = "gpus_shown"  # signal: the GPUs present in the rows a chart shows (set by llmbench.js)
 
 
@@ -100,7 +129,7 @@ def base(ctx: ChartContext) -> alt.Chart:
 
 def gpu_color(ctx: ChartContext, legend: bool = True) -> alt.Color:
     """Colour by GPU with the domain pinned to the registry, so a GPU's colour never changes."""
-    colours = [PALETTE[i % len(PALETTE)] for i in range(len(ctx.gpus))]
+    colours = gpu_colours(ctx.gpus)
     return alt.Color(
         "gpu:N",
         title="GPU",
@@ -326,59 +355,90 @@ def workload_shape(ctx: ChartContext) -> alt.Chart:
     )
 
 
-def tp_throughput(ctx: ChartContext) -> alt.Chart:
-    """Lines per GPU: best output tokens/s over all GPUs of the run against TP."""
+SPLIT = "split_source"  # param of the TP-scaling charts: one line per GPU and source
+
+
+def _split_by_source(chart: alt.Chart) -> alt.Chart:
+    """The rows' ``line_source``: the run's source when the reader ticks "Split by source" (``_tp_lines``),
+    else one value for all."""
+    return chart.transform_calculate(line_source=f"{SPLIT} ? datum.publisher : 'all sources'")
+
+
+def _tp_lines(chart: alt.Chart, y: alt.Y, tooltip: list[alt.Tooltip], ctx: ChartContext) -> alt.LayerChart:
+    """Lines per GPU against TP, dashed per source, with a checkbox under the chart: "Split by source"
+    draws one line per GPU and source, e.g. KISTI's own Neuron measurements against NVIDIA's published
+    figures; unticked, a GPU's line is the best of every source at each TP. Points are a layer of their
+    own: Vega-Lite draws no legend symbol for the dashes of a line with point overlays."""
+    x = alt.X(
+        "tp:O",
+        title=title(ctx, ["Tensor-parallel size (TP)", "= number of GPUs when PP = 1"], "TP (GPUs)"),
+        axis=alt.Axis(labelAngle=0),
+    )
+    dash = alt.StrokeDash(
+        "line_source:N",
+        title="Source",
+        legend=alt.Legend(
+            orient="bottom", symbolType="stroke", symbolStrokeColor="#888", symbolStrokeWidth=2
+        ),
+    )
+    lines = chart.mark_line().encode(x=x, y=y, color=gpu_color(ctx), strokeDash=dash, tooltip=tooltip)
+    points = chart.mark_point(filled=True, size=30, opacity=1).encode(
+        x=x, y=y, color=gpu_color(ctx), tooltip=tooltip
+    )
+    split = alt.param(name=SPLIT, value=False, bind=alt.binding_checkbox(name="Split by source "))
+    return alt.layer(lines, points).add_params(split)
+
+
+def tp_throughput(ctx: ChartContext) -> alt.LayerChart:
+    """Lines per GPU (and source, when split): best output tokens/s over all GPUs of the run against TP."""
     agg = (
-        _has_per_gpu(base(ctx))
-        .transform_filter(WITHIN_BOUND)
-        .transform_aggregate(best_total="max(output_tps)", runs="count()", groupby=["gpu", "tp"])
+        _split_by_source(_has_per_gpu(base(ctx)))
+        .transform_filter(WITHIN_BOUND)  # a figure above its speed-of-light bound is no best
+        .transform_aggregate(
+            best_total="max(output_tps)", runs="count()", groupby=["gpu", "tp", "line_source"]
+        )
     )
-    return agg.mark_line(point=True).encode(
-        x=alt.X(
-            "tp:O",
-            title=title(ctx, ["Tensor-parallel size (TP)", "= number of GPUs when PP = 1"], "TP (GPUs)"),
-            axis=alt.Axis(labelAngle=0),
-        ),
-        y=alt.Y(
-            "best_total:Q",
-            title=title(ctx, f"Best {_lc(METRICS['output_tps'])}", "Best output tokens/s, all GPUs"),
-        ),
-        color=gpu_color(ctx),
-        tooltip=[
-            alt.Tooltip("gpu:N", title="GPU"),
-            alt.Tooltip("tp:O", title="TP"),
-            alt.Tooltip("best_total:Q", title=f"Best {_lc(METRICS['output_tps'])}", format=",.0f"),
-            alt.Tooltip("runs:Q", title="Runs compared"),
-        ],
+    y = alt.Y(
+        "best_total:Q",
+        title=title(ctx, f"Best {_lc(METRICS['output_tps'])}", "Best output tokens/s, all GPUs"),
     )
+    tooltip = [
+        alt.Tooltip("gpu:N", title="GPU"),
+        alt.Tooltip("tp:O", title="TP"),
+        alt.Tooltip("best_total:Q", title=f"Best {_lc(METRICS['output_tps'])}", format=",.0f"),
+        alt.Tooltip("runs:Q", title="Runs compared"),
+        alt.Tooltip("line_source:N", title="Source"),
+    ]
+    return _tp_lines(agg, y, tooltip, ctx)
 
 
-def tp_efficiency(ctx: ChartContext) -> alt.Chart:
-    """Lines per GPU: per-GPU output throughput at each TP as % of that GPU's smallest-TP figure."""
+def tp_efficiency(ctx: ChartContext) -> alt.LayerChart:
+    """Lines per GPU (and source, when split): per-GPU output throughput at each TP as % of that GPU's
+    smallest-TP figure."""
     full = "Per-GPU output tokens/s, % of the same GPU at its smallest TP"
     chart = (
-        _best_per_gpu(base(ctx), ["gpu", "tp"])
+        _best_per_gpu(_split_by_source(base(ctx)), ["gpu", "tp", "line_source"])
         .transform_window(
-            first="first_value(best)", sort=[alt.SortField("tp")], groupby=["gpu"], frame=[None, None]
+            first="first_value(best)",
+            sort=[alt.SortField("tp")],
+            groupby=["gpu", "line_source"],
+            frame=[None, None],
         )
         .transform_calculate(efficiency="100 * datum.best / datum.first")
     )
-    return chart.mark_line(point=True).encode(
-        x=alt.X("tp:O", title=title(ctx, "Tensor-parallel size (TP)", "TP"), axis=alt.Axis(labelAngle=0)),
-        y=alt.Y(
-            "efficiency:Q",
-            title=title(
-                ctx,
-                ["Per-GPU output tokens/s,", "% of the same GPU at its smallest TP"],
-                "Per-GPU, % of smallest TP",
-            ),
-            scale=alt.Scale(zero=True),
+    y = alt.Y(
+        "efficiency:Q",
+        title=title(
+            ctx,
+            ["Per-GPU output tokens/s,", "% of the same GPU at its smallest TP"],
+            "Per-GPU, % of smallest TP",
         ),
-        color=gpu_color(ctx),
-        tooltip=_best_tooltip(
-            [alt.Tooltip("tp:O", title="TP"), alt.Tooltip("efficiency:Q", title=full, format=".0f")]
-        ),
+        scale=alt.Scale(zero=True),
     )
+    tooltip = _best_tooltip(
+        [alt.Tooltip("tp:O", title="TP"), alt.Tooltip("efficiency:Q", title=full, format=".0f")]
+    )
+    return _tp_lines(chart, y, tooltip, ctx)
 
 
 def version_history(ctx: ChartContext) -> alt.Chart:
@@ -456,10 +516,24 @@ def compare_ratio(ctx: ChartContext, title_: str = "A ÷ B, output tokens/s per 
     )
 
 
-def to_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
-    """The Vega-Lite dict of a chart (validated by Altair), with the page script owning the theme."""
+# signal: the chart's title, naming what the selected rows have one value of (model, precision, workload,
+# GPU, source); set by llmbench.js whenever the rows change, so the chart (and its PNG/SVG) says what it shows
+TITLE = "lb_title"
+
+
+def to_spec(chart: alt.TopLevelMixin, described: bool = True) -> dict[str, Any]:
+    """The Vega-Lite dict of a chart (validated by Altair), with the page script owning the theme; with
+    ``described``, a title the page script fills (``TITLE``), cut to the chart's width."""
     spec = chart.to_dict()
     spec.pop("config", None)
+    if described and "title" not in spec:
+        spec["title"] = {
+            "text": {"expr": TITLE},
+            "anchor": "start",
+            "fontSize": 12,
+            "limit": {"expr": "width"},
+        }
+        spec.setdefault("params", []).append({"name": TITLE, "value": ""})
     # Recompute the layout on every update (resize=True). The page script embeds a chart before its rows
     # arrive and then inserts them; with Vega-Lite's default (layout computed once, at the first run) the
     # axes kept the room measured for an empty chart, so tick labels and titles were cut off ("00" for

@@ -9,6 +9,7 @@ rows a set of filters keeps, in Python (starting filters, chart markers) as in t
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,16 @@ if TYPE_CHECKING:
     import pandas as pd
 
 Filters = dict[str, list[str]]  # dimension key -> the values allowed (any of them)
+
+_MAJOR_MINOR = re.compile(r"\d+\.\d+")
+
+
+def release_label(version: str) -> str:
+    """One spelling per release: '1.2' and '1.2.0' name the same TensorRT-LLM tag (v1.2.0), so a version
+    of two parts gets its ".0" ('0.17' -> '0.17.0'); others ('1.0.0rc4', '5.17.0') stay as written. The
+    ingest stores this in ``engine_version`` (the result file's own spelling in ``engine_version_file``),
+    and chart markers' ``version=`` values are read through it."""
+    return f"{version}.0" if _MAJOR_MINOR.fullmatch(version) else version
 
 
 @dataclass(frozen=True)
@@ -35,7 +46,14 @@ class Dimension:
 DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("gpu", "GPU", "gpu", sort_column="gpu_order", help="Canonical GPU name (registry)."),
     Dimension("model", "Model", "model_name", help="Model display name (registry)."),
-    Dimension("precision", "Precision", "precision", sort_column="precision_order", help="Weight precision."),
+    Dimension(
+        "precision",
+        "Precision",
+        "precision",
+        sort_column="precision_order",
+        help="Weight precision. “Mixed” is NVIDIA's label for the 16-bit A100 and H100 rows of releases 0.12"
+        " and 0.15: their figures match FP16, so they count as 16-bit weights (registries: precisions.yaml).",
+    ),
     Dimension(
         "workload",
         "Workload (ISL/OSL)",
@@ -54,7 +72,11 @@ DIMENSIONS: tuple[Dimension, ...] = (
         help="TensorRT-LLM (or other engine) release.",
     ),
     Dimension(
-        "kind", "Source kind", "source_kind", help="measured by llmbench, or published by a third party."
+        "kind",
+        "Source kind",
+        "source_kind",
+        help="“measured”: run with llmbench's own sweeps; “published”: copied from a third party's tables"
+        " (NVIDIA, KISTI, ...), each cited on its run card.",
     ),
     Dimension("source", "Source", "publisher", help="Who measured or published the numbers."),
 )

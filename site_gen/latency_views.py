@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 DEFAULT_PRICE = 2.00  # $/GPU-hour: an assumption the reader replaces; no price is looked up
 PRICE_PARAM = "gpu_hour_price"
-X_TITLE = "Output tokens/s per user (interactivity; 1000 / TPOT when decode dominates)"
+PRICE_KEY = "price"  # the page URL's parameter (?price=2.5): the page script restores and writes it
+# Two short lines: one long line ran past the chart's edge on a phone.
+X_TITLE = ["Output tokens/s per user", "(interactivity, ≈ 1000 / TPOT in ms)"]
 Y_TITLE = "Output tokens/s per GPU"
 SERIES = ("gpu", "engine", "precision", "workload")
 
@@ -132,10 +134,30 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
         ),
     )
     # log axes: the points span 1-10,000 tok/s; short labels ("2k") keep the y labels inside the chart
-    x = alt.X("output_tps_per_user:Q", title=X_TITLE, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
-    y = alt.Y("output_tps_per_gpu:Q", title=Y_TITLE, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
+    x = alt.X(
+        "output_tps_per_user:Q",
+        title=X_TITLE,
+        scale=alt.Scale(type="log"),
+        axis=alt.Axis(format="~s", labelSeparation=6),
+    )
+    y = alt.Y(
+        "output_tps_per_gpu:Q",
+        title=Y_TITLE,
+        scale=alt.Scale(type="log"),
+        axis=alt.Axis(format="~s", labelSeparation=6),
+    )
+    # A series label ("H200 SXM 141GB · transformers · BF16 · 1024/1024") is ~290 px: one column of them
+    # on a phone, two where they fit. In one row (the default) they ran past the chart's right edge, and
+    # on a phone the legend's width left the plot none.
     colour = alt.Color(
-        "series:N", title="GPU · engine · precision · ISL/OSL", legend=alt.Legend(orient="bottom")
+        "series:N",
+        title="GPU · engine · precision · ISL/OSL",
+        legend=alt.Legend(
+            orient="bottom",
+            columns=alt.ExprRef("max(1, min(2, floor(width / 320)))"),
+            labelLimit=alt.ExprRef("min(290, width - 30)"),
+            symbolLimit=40,
+        ),
     )
     points = (
         _with_both()
@@ -157,14 +179,27 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
             text="datum.n + ' selected run(s) give only peak throughput (no per-user figure):"
             " not on this chart'"
         )
-        .mark_text(align="left", baseline="top", x=4, y=4, fontStyle="italic", color="#555")
+        # cut with an ellipsis at the plot's width (a phone's plot is narrower than the sentence)
+        .mark_text(
+            align="left",
+            baseline="top",
+            x=4,
+            y=4,
+            fontStyle="italic",
+            color="#555",
+            limit=alt.ExprRef("width - 8"),
+        )
         .encode(text="text:N")
     )
     # autosize fit + contains padding: the log axis' labels and title stay inside the container's width
-    return alt.layer(points, line, note, data=alt.NamedData(DATA_NAME)).properties(
+    # the line under the points: the frontier runs stay hoverable (a line on top took the pointer)
+    return alt.layer(line, points, note, data=alt.NamedData(DATA_NAME)).properties(
         width="container",
         height=max(ctx.height, 360),
         autosize=alt.AutoSizeParams(type="fit", contains="padding"),
+        usermeta={
+            "llmbench": {"urlSignal": {"signal": PRICE_PARAM, "key": PRICE_KEY, "default": DEFAULT_PRICE}}
+        },
     )
 
 

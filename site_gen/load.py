@@ -40,6 +40,7 @@ from bench.contract.resultfile import (
 from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile, is_mlperf
 from bench.errors import ProblemsError, UserError
 from site_gen import bound, mlperf_data
+from site_gen.dimensions import release_label
 
 DEFAULT_DB = Path("build/llmbench.duckdb")
 PERCENTILES = ("avg", "p50", "p90", "p95", "p99", "min", "max")
@@ -86,7 +87,11 @@ def file_values(data: dict[str, Any], file: str) -> dict[str, Any]:
         "nodes": hw["nodes"],
         "interconnect": hw["interconnect"],
         "engine": sw["engine"],
-        "engine_version": sw["engine_version"],
+        "engine_version": release_label(sw["engine_version"]),
+        # the file's own spelling, kept (for the run card) only where it differs from the one shown
+        "engine_version_file": None
+        if release_label(sw["engine_version"]) == sw["engine_version"]
+        else sw["engine_version"],
         "version_key": version_key(sw["engine_version"]),
         "workflow": sw["workflow"],
         "benchmark_tool": sw["benchmark_tool"],
@@ -436,6 +441,7 @@ RUN_COLUMNS: list[tuple[str, str]] = [
     ("interconnect", "VARCHAR"),
     ("engine", "VARCHAR"),
     ("engine_version", "VARCHAR"),
+    ("engine_version_file", "VARCHAR"),
     ("version_key", "VARCHAR"),
     ("workflow", "VARCHAR"),
     ("benchmark_tool", "VARCHAR"),
@@ -485,9 +491,9 @@ RUN_COLUMNS: list[tuple[str, str]] = [
 FILE_LEVEL: tuple[str, ...] = (
     "file", "source_kind", "publisher", "source_title", "source_url", "submitter", "system", "date",
     "gpu", "gpu_label", "architecture", "gpu_year", "gpu_memory_gb", "hbm_bandwidth_tb_s", "gpus_per_node",
-    "nodes", "interconnect", "engine", "engine_version", "version_key", "workflow", "benchmark_tool",
-    "container_image", "model", "model_name", "model_label", "checkpoint", "precision", "kv_cache_dtype",
-    "weights", "site_url", "source_notes",
+    "nodes", "interconnect", "engine", "engine_version", "engine_version_file", "version_key",
+    "workflow", "benchmark_tool", "container_image", "model", "model_name", "model_label", "checkpoint",
+    "precision", "kv_cache_dtype", "weights", "site_url", "source_notes",
 )  # fmt: skip
 RUN_LEVEL: tuple[str, ...] = tuple(c for c, _ in RUN_COLUMNS if c not in FILE_LEVEL)
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from site_gen import dataset, i18n
-from site_gen.dimensions import DIMENSIONS, Filters, mask
+from site_gen.dimensions import DIMENSIONS, Filters, mask, release_label
 from site_gen.dimensions import get as dimension
 from site_gen.queries import OVER_BOUND, within_bound
 
@@ -81,7 +81,7 @@ def parse(kind: str, text: str) -> Marker:
             dimension(key)
         except KeyError as e:
             raise MarkerError(f"{kind} marker: {e.args[0]}") from None
-        filters.setdefault(key, []).append(value)
+        filters.setdefault(key, []).append(release_label(value) if key == "version" else value)
     return Marker(kind, name, filters, options)
 
 
@@ -223,7 +223,7 @@ class Page:
     def _subset(self, filters: Filters) -> pd.DataFrame:
         return self.site.runs[mask(self.site.runs, filters)]
 
-    def _charts(self, name: str, mk: Marker, caption: str | None = None) -> list[dict[str, str]]:
+    def _charts(self, name: str, mk: Marker, caption: str | None = None) -> list[dict[str, Any]]:
         from site_gen import views
 
         view = views.get(name)
@@ -238,6 +238,7 @@ class Page:
                 "label": self.site.cat.messages.get(f"views.{view.name}.title", view.title),
                 "card": self.card,
                 "caption": caption if i == 0 else None,
+                "reserve": reserved_height(spec),
             }
             for i, spec in enumerate(_specs(name, height, self.site.ctx, self.site.lang))
         ]
@@ -263,6 +264,7 @@ class Page:
             dims=json.dumps([dimension_json(d, self.site.cat) for d in dims]),
             defaults=json.dumps(defaults),
             card=self.card,
+            bar=static_bar(self._subset(mk.filters), dims, defaults, self.site.cat),
             **kw,
         )
 
@@ -286,7 +288,7 @@ class Page:
         return self._scope(
             "view.html.j2",
             mk,
-            [dimension(k) for k in view.filters],
+            [replace(dimension(k), multi=k not in view.single) for k in view.filters],
             view.defaults(sub),
             charts=self._charts(view.name, mk, mk.options.get("title")),
         )
@@ -315,10 +317,9 @@ class Page:
         sub = self._subset(mk.filters)
         if box := self._empty(mk, sub):
             return box
+        ratio = charts.to_spec(charts.compare_ratio(self.site.ctx), described=False)  # the summary says it
         spec = json.dumps(
-            localize(charts.to_spec(charts.compare_ratio(self.site.ctx)), i18n.translator(self.site.lang)),
-            separators=(",", ":"),
-            ensure_ascii=False,
+            localize(ratio, i18n.translator(self.site.lang)), separators=(",", ":"), ensure_ascii=False
         )
         return self.site.render(
             "compare.html.j2",
@@ -336,6 +337,7 @@ class Page:
                 "label": self.site.cat.t("compare.chart_label"),
                 "card": self.card,
                 "caption": None,
+                "reserve": COMPARE_RESERVE,
             },
         )
 
@@ -380,6 +382,34 @@ class Page:
         )
 
 
+# The least a chart adds to its plot's height (axes, axis titles, a legend row, the export menu), measured
+# in Chromium over every chart page at 1440 and 390 px wide (69-340 px): the placeholder reserves the
+# plot's height plus this before the chart is drawn, so that the page below does not jump when it
+# arrives (layout shift). Charts taller than that push the page by the rest only.
+CHART_CHROME_PX = 110
+COMPARE_RESERVE = 200  # compare's ratio chart grows with its rows (18 px each); a few rows' worth
+
+
+def reserved_height(spec: str) -> int | None:
+    """Pixels to reserve for a chart before it is drawn: its plot height + ``CHART_CHROME_PX``."""
+    height = json.loads(spec).get("height")
+    return height + CHART_CHROME_PX if isinstance(height, int | float) else None
+
+
+def static_bar(
+    sub: pd.DataFrame, dims: Any, defaults: Filters, cat: i18n.Catalogue | None = None
+) -> list[dict[str, Any]]:
+    """The filter bar's buttons as the page script first draws them (a dimension with one value only is
+    left out), drawn into the HTML so that the bar takes its height before the script replaces it."""
+    out = []
+    for d in dims:
+        chosen = defaults.get(d.key, [])
+        if sub[d.column].nunique() < 2 and not chosen:
+            continue
+        out.append({"label": dimension_json(d, cat or i18n.load(i18n.DEFAULT))["label"], "chosen": chosen})
+    return out
+
+
 # The explorer table's columns, throughput first (what a reader came for, visible without scrolling
 # sideways on a phone), then the configuration, the source and the run card. The page script hides the
 # columns whose value is the same for every run of the page (unless "always"); the CSV keeps them all.
@@ -421,6 +451,13 @@ TABLE: tuple[tuple[str, str, bool, bool, str], ...] = (
 OPTIONAL_TABLE = (
     ("pct_of_bound", "% of speed-of-light", True, False, "Measured / physical bound of the GPU and model"),
     ("bound_output_tps", "Bound tok/s (all GPUs)", True, False, "Speed-of-light bound, output tokens/s"),
+    # latency (issue 15): null for runs whose source gives only peak throughput, so hidden on pages
+    # where no run has them (a column with one value everywhere is hidden)
+    ("concurrency", "Concurrency", True, False, "Requests in flight"),
+    ("output_tps_per_user", "Tok/s per user", True, False, "Output tokens/s per user (interactivity)"),
+    ("ttft_ms_avg", "TTFT mean (ms)", True, False, "Time to first token, mean over requests"),
+    ("tpot_ms_avg", "TPOT mean (ms)", True, False, "Time per output token after the first, mean"),
+    ("request_latency_ms_avg", "End-to-end mean (ms)", True, False, "Request latency, mean over requests"),
 )
 RUN_CARD_COLUMN = (
     "run_id",
@@ -475,7 +512,8 @@ CARD_SECTIONS: list[dict[str, Any]] = [
         ["input_stdev", "Input length stdev"], ["output_stdev", "Output length stdev"],
     ]},
     {"title": "Engine settings", "fields": [
-        ["engine", "Engine"], ["engine_version", "Engine version"], ["workflow", "Workflow"],
+        ["engine", "Engine"], ["engine_version", "Engine version"],
+        ["engine_version_file", "Engine version as the result file writes it"], ["workflow", "Workflow"],
         ["benchmark_tool", "Benchmark tool"], ["max_batch_size", "max_batch_size"],
         ["max_num_tokens", "max_num_tokens"], ["kv_cache_free_gpu_mem_fraction", "KV-cache memory fraction"],
         ["attention_dp", "Attention data parallel"], ["streaming", "Streaming"],

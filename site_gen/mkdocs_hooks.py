@@ -9,7 +9,8 @@ Plain ``mkdocs build`` / ``mkdocs serve`` on a fresh clone and ``llmbench site b
   ``generated/`` (nothing is written into docs/; an old on-disk ``docs/generated/`` is ignored);
 - ``on_page_content``: expand the page's chart markers (``site_gen.markers``); a bad marker is a warning,
   so ``mkdocs build --strict`` fails on it and names the page;
-- ``on_post_build``: write the collected data files into ``site/assets/data/``;
+- ``on_post_build``: write the collected data files into ``site/assets/data/`` (the MLPerf page's into
+  ``site/assets/mlperf/``);
 - languages (mkdocs-static-i18n, ``plugins.i18n`` in mkdocs.yml): the plugin builds the site once per
   language (English at /, Korean at /ko/), calling these hooks each time; ``config.theme.language`` names
   the build's language. The generated pages are added after the plugin has sorted the files by language
@@ -40,6 +41,8 @@ log = logging.getLogger("mkdocs.plugins.llmbench")
 _site: Any = None
 _generated: list[Any] | None = None
 _loaded: tuple[Any, ...] | None = None  # (results, db, db mtime) the runs in _site were read from
+_mlperf_generated: list[Any] = []  # the MLPerf page (English only for now), the same in every language
+_mlperf_files: dict[str, str] = {}  # the MLPerf page's data file (name -> text), for site/assets/mlperf/
 
 GENERATED = "generated"
 SERVING = "LLMBENCH_SERVING"  # set by on_startup: "1" inside `mkdocs serve`
@@ -134,7 +137,7 @@ def catalogue_script(config: Any) -> str:
 
 @event_priority(-150)  # after mkdocs-static-i18n's (-100), which sets this build's theme.language
 def on_config(config: Any) -> Any:
-    global _site, _generated, _loaded
+    global _site, _generated, _loaded, _mlperf_files, _mlperf_generated
     from mkdocs.exceptions import PluginError
 
     from site_gen import i18n, mlperf_pages, pages, queries
@@ -149,7 +152,7 @@ def on_config(config: Any) -> Any:
         # the i18n plugin's next language: same runs, pages in this language
         _site.lang = lang
         _generated = pages.pages(_site.runs, queries.gpu_info(_site.db), i18n.load(lang))
-        _generated += [pages.GeneratedPage(p, lambda md=md: md) for p, md in mlperf_pages.pages(_site.db)]
+        _generated += _mlperf_generated
         return config
     try:
         has_results = refresh(results, db) if results is not None else True
@@ -175,8 +178,12 @@ def on_config(config: Any) -> Any:
     )
     _loaded = (results, db, db.stat().st_mtime if db.exists() else None)
     _generated = pages.pages(runs, queries.gpu_info(read), i18n.load(lang))
-    # the MLPerf page reads its own table, never the runs (MLCommons: no mixing)
-    _generated += [pages.GeneratedPage(p, lambda md=md: md) for p, md in mlperf_pages.pages(read)]
+    # the MLPerf page reads its own table, never the runs (MLCommons: no mixing); its data file has its
+    # own folder
+    mlperf = mlperf_pages.build(read, _site.repo_url, _site.repo_branch)
+    _mlperf_generated = [pages.GeneratedPage(p, lambda md=md: md) for p, md in mlperf.pages]
+    _generated += _mlperf_generated
+    _mlperf_files = mlperf.files
     return config
 
 
@@ -185,7 +192,7 @@ def on_files(files: Any, config: Any) -> Any:
     """The generated pages as in-memory files of this build's language, in the order MkDocs would have
     read them from disk; under ``ko/`` for Korean, with the i18n plugin's alternates (the language
     switch) and in its sitemap (Material's instant navigation follows only links found there)."""
-    from mkdocs.structure.files import File, Files, file_sort_key
+    from mkdocs.structure.files import File, file_sort_key
 
     from site_gen import i18n
 
@@ -212,11 +219,17 @@ def on_files(files: Any, config: Any) -> Any:
     script = f"{i18n.JS_DIR}/{language(config)}.js"
     new.append(File.generated(config, script, content=i18n.load(language(config)).js()))
     docs = sorted([f for f in kept if f.src_dir == docs_dir or f.generated_by] + new, key=file_sort_key)
-    out = Files(docs + [f for f in kept if f.src_dir != docs_dir and not f.generated_by])
+    ordered = docs + [f for f in kept if f.src_dir != docs_dir and not f.generated_by]
+    # The same Files object, refilled: the i18n plugin's subclass finds a nav entry's .ko.md twin
+    # (get_file_from_path); a plain Files would not.
+    for f in list(files):
+        files.remove(f)
+    for f in ordered:
+        files.append(f)
     plugin = config["plugins"].get("i18n")
     if plugin is not None:
-        plugin.i18n_files_per_language[language(config)] = out.documentation_pages()
-    return out
+        plugin.i18n_files_per_language[language(config)] = files.documentation_pages()
+    return files
 
 
 def _built_languages(config: Any) -> list[str]:
@@ -260,6 +273,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
 
 
 def on_post_build(config: Any) -> None:
+    from site_gen import mlperf_pages
     from site_gen.markers import DATA_DIR
 
     if _site is None:
@@ -268,6 +282,10 @@ def on_post_build(config: Any) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for name, text in _site.files.items():
         (target / name).write_text(text, encoding="utf-8")
+    if _mlperf_files:
+        (mlperf := Path(config["site_dir"]) / mlperf_pages.DATA_DIR).mkdir(parents=True, exist_ok=True)
+        for name, text in _mlperf_files.items():
+            (mlperf / name).write_text(text, encoding="utf-8")
     # Material looks for a sitemap beside each language's home (the root's lists every language's pages)
     site, root = Path(config["site_dir"]), language_root(config)
     if root and (site / "sitemap.xml").is_file():

@@ -43,6 +43,8 @@ class View:
     build: Callable[[ChartContext], Sequence[alt.TopLevelMixin]]
     filters: tuple[str, ...] = ()  # dimension keys shown in the filter bar of the view's own page
     defaults: Callable[[pd.DataFrame], Filters] = field(default=lambda df: {})  # page's starting filters
+    # dimensions the view needs one value of (a model, a precision): a click there replaces the choice
+    single: tuple[str, ...] = ()
 
 
 _VIEWS: dict[str, View] = {}
@@ -55,15 +57,18 @@ def register(
     description: str,
     filters: Sequence[str] = (),
     defaults: Callable[[pd.DataFrame], Filters] | None = None,
+    single: Sequence[str] = (),
 ) -> Callable[[Callable[[ChartContext], Sequence[alt.TopLevelMixin]]], Callable]:
     """Decorator: register a function ``ChartContext -> [charts]`` as the view ``name``."""
 
     def deco(fn: Callable[[ChartContext], Sequence[alt.TopLevelMixin]]) -> Callable:
         if name in _VIEWS:
             raise ValueError(f"view {name!r} registered twice")
-        for key in filters:
+        for key in (*filters, *single):
             dimension(key)  # fail at import on a typo
-        _VIEWS[name] = View(name, title, description, fn, tuple(filters), defaults or (lambda df: {}))
+        _VIEWS[name] = View(
+            name, title, description, fn, tuple(filters), defaults or (lambda df: {}), tuple(single)
+        )
         return fn
 
     return deco
@@ -115,6 +120,7 @@ COMMON = ("model", "precision", "workload", "gpu", "tp", "pp", "version", "sourc
     "Generational uplift",
     "The same model, precision and workload across GPU generations (V100 → A100 → H100/H200 → B200 …).",
     filters=COMMON,
+    single=("model", "precision", "workload"),
     defaults=lambda df: widest(df, ["model", "precision", "workload"], "gpu", {"engine": ["tensorrt-llm"]}),
 )
 def _generational(ctx: ChartContext) -> list[alt.Chart]:
@@ -126,6 +132,7 @@ def _generational(ctx: ChartContext) -> list[alt.Chart]:
     "Precision uplift",
     "FP16 → FP8 → FP4 on the same GPU, model and workload.",
     filters=COMMON,
+    single=("model", "workload"),
     defaults=lambda df: widest(df, ["gpu", "model", "workload"], "precision", {"engine": ["tensorrt-llm"]}),
 )
 def _precision(ctx: ChartContext) -> list[alt.Chart]:
@@ -137,6 +144,7 @@ def _precision(ctx: ChartContext) -> list[alt.Chart]:
     "Tensor-parallel scaling",
     "Output throughput over all GPUs, and per-GPU efficiency, as tensor parallelism grows.",
     filters=COMMON,
+    single=("model", "precision", "workload"),
     defaults=lambda df: widest(df, ["model", "precision", "workload"], "tp", {"pp": ["1"]}),
 )
 def _tp(ctx: ChartContext) -> list[alt.Chart]:
@@ -148,6 +156,7 @@ def _tp(ctx: ChartContext) -> list[alt.Chart]:
     "Workload shape",
     "Baseline 128/128 against decode-heavy 128/2048 and prefill-heavy 2048/128, per GPU.",
     filters=COMMON,
+    single=("model", "precision"),
     defaults=lambda df: widest(
         df, ["model", "precision"], "gpu", {"workload": ["128/128", "128/2048", "2048/128"]}
     ),
@@ -161,6 +170,7 @@ def _workload(ctx: ChartContext) -> list[alt.Chart]:
     "TensorRT-LLM version history",
     "The same configuration across TensorRT-LLM releases, from NVIDIA's published tables.",
     filters=COMMON,
+    single=("model", "precision", "workload"),
     defaults=lambda df: widest(
         df,
         ["gpu", "model", "precision", "workload", "tp"],
@@ -178,6 +188,7 @@ def _versions(ctx: ChartContext) -> list[alt.Chart]:
     "Engines compared",
     "TensorRT-LLM against other engines (e.g. transformers) on the same GPU, model and workload.",
     filters=COMMON,
+    single=("model", "workload"),
     # Precision is left open: engines are often measured at different ones (FP8 vs BF16); the chart labels it.
     defaults=lambda df: widest(df, ["gpu", "model", "workload"], "engine"),
 )

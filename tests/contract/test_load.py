@@ -56,12 +56,13 @@ def test_kisti_spot_values_are_exact(real_db: Path, where: str, value: float) ->
 
 
 def test_derived_columns(real_db: Path) -> None:
-    # NVIDIA 1.2 gives per-GPU figures: the all-GPU figure is derived from them, never the reverse.
+    # NVIDIA 1.2 gives per-GPU figures: the all-GPU figure is derived from them, never the reverse. Its
+    # file writes the release "1.2", shown as the tag's spelling "1.2.0" (v1.2.0).
     row = _one(
         real_db,
         "SELECT n_gpus, throughput_basis, output_tps_per_gpu, output_tps, attention_dp, ep, architecture, "
         "gpu_year, workload, gpu_label, version_key FROM runs"
-        " WHERE engine_version = '1.2' AND gpu = 'B200 180GB'"
+        " WHERE engine_version_file = '1.2' AND engine_version = '1.2.0' AND gpu = 'B200 180GB'"
         " AND model = 'deepseek-ai/DeepSeek-R1-0528' AND isl = 1024 AND osl = 1024",
     )
     assert row == [

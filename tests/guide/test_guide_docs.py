@@ -147,7 +147,7 @@ def test_new_topic_figures_are_in_the_data(db: Path) -> None:
     con = duckdb.connect(str(db), read_only=True)
     rtx = (
         "gpu = 'RTX PRO 6000 Blackwell Server' AND model_name = 'Qwen3 30B A3B' AND workload = '128/2048'"
-        " AND engine_version = '1.0' AND pp = 1"
+        " AND engine_version = '1.0.0' AND pp = 1"
     )
     tp8, tp1 = (
         con.execute(f"SELECT max(output_tps) FROM runs WHERE {rtx} AND tp = {t}").fetchone()[0]
@@ -160,7 +160,7 @@ def test_new_topic_figures_are_in_the_data(db: Path) -> None:
             "SELECT layout, any_value(output_tps_per_user), any_value(output_tps_per_gpu),"
             " any_value(concurrency) FROM (SELECT *, gpu || CASE WHEN attention_dp THEN ' DEP'"
             " ELSE ' TP' END AS layout FROM runs WHERE model_name = 'DeepSeek R1'"
-            " AND engine_version = '0.18') GROUP BY layout"
+            " AND engine_version = '0.18.0') GROUP BY layout"
         ).fetchall()
     }
     page = _flat(_text("09-operating-points.md"))

@@ -1,18 +1,34 @@
 """Site benchmark (``make perf`` / ``python -m tests.perf site``): build time, explorer transfer size and
-filter latency in Chromium, with the real results and with 100,000 synthetic runs.
+filter latency in Chromium, with the real results and with 100,000 synthetic runs; Lighthouse scores and
+the explorer's time to its first chart, with the real results served with gzip.
 
 Targets (issue 3): full build in seconds (also as plain ``mkdocs build``, issue 17); explorer transfer
 (HTML + data + JS, gzip) <= 500 KB with the real data, ~280 KB of it vega; filter latency (change -> every
 chart and the table updated) <= 100 ms with the real data and <= 500 ms with 100,000 runs.
+Targets (issue 12): Lighthouse performance >= 90 and accessibility >= 95, mobile and desktop, for home,
+explorer, a view, a GPU page and the planner; explorer first chart <= 500 ms after navigation (warm
+cache); filter change <= 100 ms median.
+
+Lighthouse 12.2.3 comes from npm into ``build/node`` (git-ignored; installed on first use when npm exists)
+and drives Debian's chromium. ``python -m tests.perf.bench_site lighthouse`` runs only that part.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
+import http.server
+import io
 import itertools
+import json
+import os
 import re
+import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -20,7 +36,18 @@ from bench.contract import registry
 from bench.contract.resultfile import dump
 from bench.contract.schema import ResultFile
 from tests.conftest import CHROMIUM
-from tests.site.conftest import CHROMIUM_ARGS, ROOT, result, serve
+from tests.site.conftest import CHROMIUM_ARGS, ROOT, free_port, result, serve
+
+NODE = ROOT / "build" / "node"  # npm packages of the browser checks (git-ignored)
+LIGHTHOUSE_VERSION = "12.2.3"
+# One page of each kind the issue names (paths in the built site).
+LIGHTHOUSE_PAGES = {
+    "home": "index.html",
+    "explorer": "explorer.html",
+    "view": "generated/views/generational-uplift.html",
+    "GPU page": "generated/gpus/h200-sxm-141gb.html",
+    "planner": "guide/07-memory.html",
+}
 
 WORKLOADS = [(128, 128), (128, 2048), (2048, 128), (1000, 1000), (500, 2000), (2048, 2048), (5000, 500),
              (1024, 1024), (20000, 2000), (128, 4096), (1000, 2000), (8192, 1024), (1024, 8192)]  # fmt: skip
@@ -98,6 +125,163 @@ def filter_latency(url: str, gpu: str, precision: str) -> tuple[list[float], int
     return samples, len(errors)
 
 
+class _GzipHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files, gzip-encoded when the client accepts it (as GitHub Pages serves them), cacheable."""
+
+    TEXT = (".html", ".js", ".css", ".json", ".svg", ".xml", ".txt", ".map")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "max-age=600")  # GitHub Pages' own
+        super().end_headers()
+
+    def send_head(self):  # type: ignore[no-untyped-def]
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if not (
+            path.suffix in self.TEXT and path.is_file() and "gzip" in self.headers.get("Accept-Encoding", "")
+        ):
+            return super().send_head()
+        body = _gzipped(str(path), path.stat().st_mtime_ns)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+
+@functools.lru_cache(maxsize=4096)
+def _gzipped(path: str, mtime: int) -> bytes:
+    return gzip.compress(Path(path).read_bytes(), 6)
+
+
+def serve_gzip(folder: Path, port: int = 0) -> tuple[str, http.server.ThreadingHTTPServer]:
+    """Serve ``folder`` on 127.0.0.1 with gzip encoding, from a daemon thread."""
+    handler = functools.partial(_GzipHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}", server
+
+
+def lighthouse_bin() -> Path | None:
+    """build/node's Lighthouse, installed from npm on first use (None when neither it nor npm exists)."""
+    exe = NODE / "node_modules" / ".bin" / "lighthouse"
+    if not exe.exists() and shutil.which("npm"):
+        NODE.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(NODE),
+                "--no-audit",
+                "--no-fund",
+                f"lighthouse@{LIGHTHOUSE_VERSION}",
+            ],
+            check=True,
+        )
+    return exe if exe.exists() else None
+
+
+def lighthouse(exe: Path, url: str, desktop: bool) -> dict[str, float]:
+    """One Lighthouse run: category scores (0-100) and the metrics behind performance."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.json"
+        cmd = [str(exe), url, "--quiet", "--output=json", f"--output-path={out}",
+               "--only-categories=performance,accessibility", "--chrome-flags=--headless --no-sandbox",
+               *(["--preset=desktop"] if desktop else [])]  # fmt: skip
+        env = {**os.environ, "CHROME_PATH": "/usr/bin/chromium"}
+        subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
+        report = json.loads(out.read_text())
+    audits = report["audits"]
+    figures = {k: round(v["score"] * 100) for k, v in report["categories"].items()}
+    for key, name in (("first-contentful-paint", "FCP"), ("largest-contentful-paint", "LCP"),
+                      ("total-blocking-time", "TBT"), ("cumulative-layout-shift", "CLS")):  # fmt: skip
+        figures[name] = audits[key]["numericValue"]
+    figures["failed"] = [  # type: ignore[assignment]
+        k for k, a in audits.items()
+        if a.get("scoreDisplayMode") == "binary" and a.get("score") == 0
+        and k in {r["id"] for r in report["categories"]["accessibility"]["auditRefs"]}
+    ]  # fmt: skip
+    return figures
+
+
+def lighthouse_scores(site: Path) -> None:
+    """Print Lighthouse performance and accessibility for each page kind, mobile and desktop."""
+    exe = lighthouse_bin()
+    if exe is None:
+        print("[lighthouse] skipped: build/node has no Lighthouse and npm is missing")
+        return
+    url, server = serve_gzip(site)
+    try:
+        for name, path in LIGHTHOUSE_PAGES.items():
+            for desktop in (False, True):
+                f = lighthouse(exe, f"{url}/{path}", desktop)
+                print(
+                    f"[lighthouse] {name:9} {'desktop' if desktop else 'mobile':7} performance "
+                    f"{f['performance']:3} accessibility {f['accessibility']:3} (targets 90/95) | FCP "
+                    f"{f['FCP']:.0f} ms, LCP {f['LCP']:.0f} ms, TBT {f['TBT']:.0f} ms, CLS {f['CLS']:.3f}"
+                    + (f" | failing: {', '.join(f['failed'])}" if f["failed"] else ""),
+                    flush=True,
+                )
+    finally:
+        server.shutdown()
+
+
+# Time from a navigation to the explorer's first drawn chart (rows inserted and painted): with Material's
+# instant navigation (click on the "Explorer" tab from the home page) and as a full load, both with the
+# browser cache warm (the explorer was loaded once before).
+FIRST_CHART = """() => new Promise((resolve) => {
+  const t0 = performance.now();
+  document.addEventListener('llmbench:rendered', () => requestAnimationFrame(() =>
+    resolve(performance.now() - t0)), {once: true});
+  document.querySelector('a.md-tabs__link[href$="explorer.html"]').click();
+})"""
+
+
+def first_chart(url: str) -> dict[str, float]:
+    from playwright.sync_api import sync_playwright
+
+    out: dict[str, list[float]] = {"instant": [], "load": []}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.goto(f"{url}/explorer.html")
+        page.wait_for_function("document.body.dataset.lbReady", timeout=120_000)
+        for _ in range(5):
+            page.goto(f"{url}/index.html")
+            page.wait_for_function("document.body.dataset.lbReady", timeout=120_000)
+            out["instant"].append(page.evaluate(FIRST_CHART))
+            page.goto(f"{url}/explorer.html", wait_until="commit")
+            page.wait_for_function("document.querySelector('.lb-scope[data-lb-rendered]')", timeout=120_000)
+            out["load"].append(
+                page.evaluate("new Promise((r) => requestAnimationFrame(() => r(performance.now())))")
+            )
+        browser.close()
+    return {k: statistics.median(v) for k, v in out.items()}
+
+
+def navigation(site: Path, port: int) -> None:
+    """Explorer first chart after navigation and the filter-change median, served with gzip."""
+    url, server = serve_gzip(site, port)
+    try:
+        t = first_chart(url)
+        samples, errors = filter_latency(url, "H200 SXM 141GB", "FP8")
+    finally:
+        server.shutdown()
+    print(
+        f"[real] explorer first chart (warm cache, median of 5): {t['instant']:.0f} ms after an instant "
+        f"navigation from home, {t['load']:.0f} ms after the start of a full load (target <= 500 ms); "
+        f"filter change median {statistics.median(samples):.0f} ms (target <= 100 ms); console errors: "
+        f"{errors}"
+    )
+
+
 def measure(label: str, results: Path, work: Path) -> None:
     from site_gen.build import build_site
 
@@ -129,7 +313,6 @@ def measure(label: str, results: Path, work: Path) -> None:
 def plain_mkdocs(label: str, results: Path, work: Path) -> None:
     """``mkdocs build --strict`` as a user runs it: first with no database (the hooks ingest), then again
     with a fresh one (nothing to ingest). Python start-up and imports included, as in the terminal."""
-    import os
     import subprocess
     import sys
 
@@ -147,12 +330,33 @@ def plain_mkdocs(label: str, results: Path, work: Path) -> None:
     )
 
 
+def real_site(work: Path) -> tuple[Path, int]:
+    """The real results' site, built for a free port (instant navigation needs site_url's origin)."""
+    from site_gen.build import build_site
+
+    port = free_port()
+    os.environ["LLMBENCH_SITE_URL"] = f"http://127.0.0.1:{port}/"
+    build_site(ROOT / "results", work / "llmbench.duckdb", work / "site", ROOT / "mkdocs.yml")
+    return work / "site", port
+
+
+def browser_figures() -> None:
+    """Lighthouse and navigation figures of the real site (``python -m tests.perf.bench_site lighthouse``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        site, port = real_site(Path(tmp))
+        navigation(site, port)
+        lighthouse_scores(site)
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "real").mkdir()
         measure("real", ROOT / "results", work / "real")
         plain_mkdocs("real", ROOT / "results", work / "real")
+        site, port = real_site(work / "real")
+        navigation(site, port)
+        lighthouse_scores(site)
         t = time.perf_counter()
         synthetic_results(work / "synthetic-results")
         print(f"[100k] wrote 100,000 synthetic runs in {time.perf_counter() - t:.1f} s")
@@ -161,4 +365,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    browser_figures() if sys.argv[1:] == ["lighthouse"] else main()

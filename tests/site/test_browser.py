@@ -283,3 +283,28 @@ def test_a_run_above_its_speed_of_light_bound_is_flagged_with_its_notes(
     assert flagged and all(mark == '"⚠ "' for _, mark in flagged)
     assert notes in [title for title, _ in flagged]
     assert watched.errors == []
+
+
+@pytest.mark.parametrize("path", ["index.html", "explorer.html", "compare.html", "guide/01-inference.html"])
+def test_a_phone_never_scrolls_sideways(browser: object, real_url: str, path: str) -> None:
+    # 390 px (an iPhone 12-15): the header once held title, search, "Add your result" and the repository
+    # link in one row and made every page 480 px wide; tables and charts scroll inside their own boxes
+    watched = Watched(browser, width=390, height=844)
+    page = watched.open(f"{real_url}/{path}")
+    page.wait_for_timeout(500)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # and the header's items all fit: none past the right edge, the site's name not squeezed to "ll"
+    past_edge = page.evaluate(
+        """[...document.querySelectorAll('.md-header *')]
+             .filter(e => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden')
+             .filter(e => e.getBoundingClientRect().right > 390.5).map(e => e.className || e.tagName)"""
+    )
+    assert past_edge == []
+    # the site's name gets the room its text needs ("llmbench" is about 75 px; squeezed, it was 14 px: "ll")
+    title = page.locator(".md-header__title .md-header__topic").first
+    needed = title.evaluate(
+        "e => { const r = document.createRange(); r.selectNodeContents(e);"
+        " return r.getBoundingClientRect().width }"
+    )
+    assert title.evaluate("e => e.clientWidth") >= min(needed, 60)
+    watched.close()

@@ -52,7 +52,8 @@ def test_cost_refuses_what_has_no_meaning() -> None:
 
 def test_view_ships_the_price_input_the_cost_formula_and_the_frontier_window() -> None:
     spec = charts.to_spec(latency_views.pareto_chart(ChartContext(gpus=("H200 SXM 141GB",))))
-    (param,) = spec["params"]  # top level: the input is one, whatever layers read it
+    # top level: the input is one, whatever layers read it (beside the page's own, e.g. lb_title)
+    (param,) = [p for p in spec["params"] if p["name"] == latency_views.PRICE_PARAM]
     assert param["name"] == "gpu_hour_price" and param["value"] == 2.0 and param["bind"]["input"] == "number"
     assert "your assumption" in param["bind"]["name"]
     text = str(spec)

@@ -27,7 +27,7 @@ def test_gpu_colour_domain_is_pinned_to_the_whole_registry_order() -> None:
 
 def test_axis_titles_name_the_metric_and_its_basis() -> None:
     assert "per GPU" in charts.to_spec(charts.runs_by_gpu(CTX))["encoding"]["y"]["title"]
-    assert "all GPUs" in charts.to_spec(charts.tp_throughput(CTX))["encoding"]["y"]["title"]
+    assert "all GPUs" in charts.to_spec(charts.tp_throughput(CTX))["layer"][0]["encoding"]["y"]["title"]
 
 
 def test_registering_a_view_twice_is_refused() -> None:

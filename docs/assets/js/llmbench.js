@@ -40,9 +40,23 @@
     reportTitle: (id, what) => say("reportTitle")({ id, what }),
     reportBody: (id, url, file) => say("reportBody")({ id, url, file }),
     openCard: say("openCard")(),
+    chartMenu: say("chartMenu")(),
+    chartImage: (label) => say("chartImage")({ label }),
+    // a chart's title: what the drawn runs have one value of (site_gen.charts.TITLE)
+    titleParts: { workload: (w) => say("titleWorkload")({ w }), publisher: (p) => say("titlePublisher")({ p }) },
+    titleJoin: say("titleJoin")(),
+    dataTable: say("dataTable")(),
+    dataTableCut: (max, n) => say("dataTableCut")({ max, n }),
   };
   // Numbers in the page's language (<html lang>: "en", "ko"); the catalogue's language when it has none.
   const LOCALE = document.documentElement.lang || I18N.lang || "en";
+  const DATA_TABLE_MAX = 1000; // rows of a chart's data table (one-point-per-run charts can have thousands)
+  // The chart libraries and the planner load only on pages that use them (this script is the one loaded
+  // on every page); paths are relative to this script, so they work from any page and from file://.
+  const ASSETS = new URL("..", (document.currentScript && document.currentScript.src) || location.href);
+  const VEGA = ["vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.js"];
+  const PLANNER = ["js/planner-data.js", "js/planner.js"];
+  const scripts = {}; // asset path -> Promise of its loaded <script>
   const pending = {}; // data key -> Promise of the loaded script
   const decoded = {}; // data key -> row objects (decoded once per session)
   let charts = []; // {el, spec, view, rows} of the current page
@@ -51,6 +65,28 @@
   window.llmbench = api;
 
   /* ---- data ---------------------------------------------------------------------------------- */
+
+  // Scripts in the given order (downloaded in parallel, run in order: async = false), each once.
+  function loadScripts(paths) {
+    return Promise.all(
+      paths.map((path) => {
+        if (!scripts[path]) {
+          scripts[path] = new Promise((resolve, reject) => {
+            const s = document.createElement("script");
+            s.src = new URL(path, ASSETS).href;
+            s.async = false;
+            s.onload = resolve;
+            s.onerror = () => {
+              delete scripts[path];
+              reject(new Error("could not load " + path));
+            };
+            document.head.appendChild(s);
+          });
+        }
+        return scripts[path];
+      })
+    );
+  }
 
   function loadRows(src, key) {
     const store = () => window.LLMBENCH_DATA || {};
@@ -85,6 +121,13 @@
     }
     decoded[key] = rows;
     return rows;
+  }
+
+  // End the current task so the browser can paint and answer input before the next piece of work (a
+  // page of several charts drawn in one task blocked the main thread for over a second on a phone).
+  function yieldToMain() {
+    if (window.scheduler && window.scheduler.yield) return window.scheduler.yield();
+    return new Promise((resolve) => setTimeout(resolve, 0));
   }
 
   function json(el, name, fallback) {
@@ -137,6 +180,16 @@
       if (values.length) values.forEach((v) => params.append(d.key, v));
       else if (defaults[d.key] && defaults[d.key].length) params.append(d.key, "*");
     }
+    const q = params.toString();
+    return q ? "?" + q : "";
+  }
+
+  // The filters' query plus the URL's parameters that are not filters (a chart input such as ?price=):
+  // a filter change must not drop them.
+  function withOtherParams(query, dims) {
+    const keys = new Set(dims.map((d) => d.key));
+    const params = new URLSearchParams(query);
+    for (const [k, v] of new URLSearchParams(location.search)) if (!keys.has(k)) params.append(k, v);
     const q = params.toString();
     return q ? "?" + q : "";
   }
@@ -207,10 +260,15 @@
       );
       const download = this.root.querySelector(".lb-download");
       if (download) download.addEventListener("click", () => this.download());
-      this.charts = await Promise.all(
-        [...this.root.querySelectorAll(".lb-chart")].map((c) => embed(c, []))
-      );
-      await this.apply(false);
+      // The bar, count and table at once (the page takes its final layout), then the first drawing, one
+      // chart per task: the page stays responsive while the charts arrive.
+      this.refresh();
+      this.charts = [];
+      for (const c of this.root.querySelectorAll(".lb-chart")) {
+        await yieldToMain();
+        this.charts.push(await embed(c, null));
+      }
+      await this.apply(false, true);
     }
 
     buildBar() {
@@ -226,6 +284,11 @@
         summary.append(shown);
         box.append(summary);
         const list = el("div", { class: "lb-options", role: "group", "aria-label": d.label, hidden: "" });
+        // What the dimension means (e.g. precision "Mixed", source kind): on hover and atop the options.
+        if (d.help) {
+          summary.title = d.help;
+          list.append(el("p", { class: "lb-filter-help" }, d.help));
+        }
         const all = el("button", { type: "button", class: "lb-all" }, UI.all);
         all.addEventListener("click", () => this.choose(d, []));
         list.append(all);
@@ -271,7 +334,8 @@
     setState(state, push) {
       this.state = state;
       if (this.ownsUrl && push) {
-        const url = location.pathname + queryFromState(this.dims, state, this.defaults) + location.hash;
+        const query = withOtherParams(queryFromState(this.dims, state, this.defaults), this.dims);
+        const url = location.pathname + query + location.hash;
         if (url !== location.pathname + location.search + location.hash) history.pushState(null, "", url);
         syncLanguageLinks();
       }
@@ -331,8 +395,8 @@
       }
     }
 
-    async apply(measure) {
-      const t0 = performance.now();
+    // The filter bar's values and counts, the "N of M runs" line and the table for the current state.
+    refresh() {
       const { rows, counts } = this.filterAndCount();
       this.rows = rows;
       this.syncWidgets(counts);
@@ -341,7 +405,18 @@
         count.textContent = UI.count(COUNT.format(this.rows.length), COUNT.format(this.all.length));
       }
       if (this.table) this.renderTable();
-      await Promise.all(this.charts.map((c) => setRows(c, this.rows)));
+    }
+
+    async apply(measure, refreshed) {
+      const t0 = performance.now();
+      if (!refreshed) this.refresh();
+      if (measure) await Promise.all(this.charts.map((c) => setRows(c, this.rows)));
+      else {
+        for (const c of this.charts) {
+          await yieldToMain();
+          await setRows(c, this.rows);
+        }
+      }
       const ms = performance.now() - t0;
       if (measure) api.lastFilterMs = ms;
       this.root.dataset.lbRendered = String((Number(this.root.dataset.lbRendered) || 0) + 1);
@@ -534,8 +609,85 @@
   async function embed(node, rows) {
     const chart = { el: node, spec: json(node, "data-lb-spec", {}), view: null, rows };
     charts.push(chart);
+    dataTable(chart);
     await render(chart);
     return chart;
+  }
+
+  /* ---- a chart's data as a table (for screen readers and anyone who wants the figures) ---------- */
+
+  // The fields a reader sees in the chart's tooltip (usermeta.llmbench.tooltip or the tooltip encoding),
+  // else those of its position, colour and text channels.
+  function tableFields(spec) {
+    const lazy = ((spec.usermeta || {}).llmbench || {}).tooltip;
+    if (lazy) return lazy.map((f) => ({ field: f.field, title: f.title || f.field, format: f.format }));
+    const units = [spec, ...(spec.layer || [])];
+    const title = (d) => (Array.isArray(d.title) ? d.title.join(" ") : d.title) || d.field;
+    for (const u of units) {
+      const tip = (u.encoding || {}).tooltip;
+      if (Array.isArray(tip)) return tip.filter((d) => d.field).map((d) => ({ field: d.field, title: title(d), format: d.format }));
+    }
+    const out = [];
+    for (const u of units) {
+      for (const ch of ["x", "y", "color", "xOffset", "text"]) {
+        const d = (u.encoding || {})[ch];
+        if (d && d.field && !d.aggregate && !out.some((f) => f.field === d.field)) out.push({ field: d.field, title: title(d), format: d.format });
+      }
+    }
+    return out;
+  }
+
+  // The data behind the marks drawn: the data mark with the most items (bars, points, line vertices).
+  function markData(view, field) {
+    let best = [];
+    const walk = (node) => {
+      if (node.marktype && node.marktype !== "group" && node.role === "mark") {
+        const data = [...new Set(node.items.map((i) => i.datum))].filter((d) => d && field in d);
+        if (data.length > best.length) best = data;
+        return;
+      }
+      for (const item of node.items || []) walk(item);
+    };
+    walk(view.scenegraph().root);
+    return best;
+  }
+
+  // A closed "Data table" after the chart, filled when opened and refilled on each redraw while open.
+  function dataTable(chart) {
+    const fields = tableFields(chart.spec);
+    if (!fields.length) return;
+    const details = el("details", { class: "lb-data" });
+    details.append(el("summary", {}, UI.dataTable));
+    details.addEventListener("toggle", () => details.open && fillDataTable(chart));
+    chart.el.after(details);
+    chart.details = details;
+    chart.fields = fields;
+  }
+
+  function fillDataTable(chart) {
+    if (!chart.details || !chart.details.open || !chart.view) return;
+    const fields = chart.fields;
+    const formats = fields.map((f) => tooltipFormat(f.format));
+    const data = markData(chart.view, fields[0].field);
+    const table = el("table", { class: "lb-table lb-data-table" });
+    const head = el("tr");
+    fields.forEach((f) => head.append(el("th", { scope: "col" }, f.title)));
+    const thead = el("thead");
+    thead.append(head);
+    const tbody = el("tbody");
+    for (const d of data.slice(0, DATA_TABLE_MAX)) {
+      const tr = el("tr");
+      fields.forEach((f, i) => {
+        const v = d[f.field];
+        const num = typeof v === "number";
+        tr.append(el("td", num ? { class: "lb-num" } : {}, v === null || v === undefined ? "–" : num ? (f.format ? formats[i](v) : NUMBER.format(v)) : String(v)));
+      });
+      tbody.append(tr);
+    }
+    table.append(thead, tbody);
+    const parts = [chart.details.querySelector("summary"), table];
+    if (data.length > DATA_TABLE_MAX) parts.push(el("p", { class: "lb-chart-note" }, UI.dataTableCut(DATA_TABLE_MAX, COUNT.format(data.length))));
+    chart.details.replaceChildren(...parts);
   }
 
   async function render(chart) {
@@ -558,7 +710,20 @@
       tooltip: { theme: dark ? "dark" : "light" },
     });
     chart.view = result.view;
+    // Names for assistive technology: vega-embed's menu button is an icon only, the canvas a bare bitmap.
+    const summary = target.querySelector("summary");
+    if (summary) summary.setAttribute("aria-label", UI.chartMenu);
+    const canvas = target.querySelector("canvas");
+    if (canvas) {
+      canvas.setAttribute("role", "img");
+      canvas.setAttribute("aria-label", UI.chartImage(chart.el.getAttribute("aria-label") || ""));
+    }
     lazyTooltip(chart);
+    urlSignal(chart);
+    // A control of the chart's own (e.g. "Split by source") redraws it: the data table follows.
+    for (const param of chart.spec.params || []) {
+      if (param.bind) chart.view.addSignalListener(param.name, () => chart.view.runAfter(() => fillDataTable(chart)));
+    }
     // A mark of one run (or a bar naming its best run) opens that run's card.
     chart.view.addEventListener("click", (ev, item) => {
       const id = runOf(item && item.datum);
@@ -566,7 +731,33 @@
     });
     chart.shown = null;
     chart.started = false;
-    await setRows(chart, chart.rows);
+    // A chart of a filter scope is embedded before its rows are chosen (rows null): it stays hidden in
+    // its reserved box until they arrive, instead of showing "no runs" for a moment.
+    if (chart.rows) await setRows(chart, chart.rows);
+    else target.hidden = true;
+  }
+
+  // A chart input kept in the page URL (usermeta.llmbench.urlSignal {signal, key, default}: the Pareto
+  // view's $ per GPU-hour as ?price=2.5): read on load and on back/forward, written (replaced, not a new
+  // history entry per keystroke) when the reader changes it; the default leaves the URL clean.
+  function urlSignal(chart) {
+    const u = ((chart.spec.usermeta || {}).llmbench || {}).urlSignal;
+    if (!u) return;
+    chart.urlSignal = () => {
+      const raw = new URLSearchParams(location.search).get(u.key);
+      const v = Number(raw);
+      return raw !== null && raw.trim() !== "" && Number.isFinite(v) && v >= 0 ? v : u.default;
+    };
+    chart.view.signal(u.signal, chart.urlSignal());
+    chart.view.addSignalListener(u.signal, (_, value) => {
+      const v = Number(value);
+      if (!Number.isFinite(v) || v < 0) return;
+      const params = new URLSearchParams(location.search);
+      if (v === u.default) params.delete(u.key);
+      else params.set(u.key, String(v));
+      const q = params.toString();
+      history.replaceState(history.state, "", location.pathname + (q ? "?" + q : "") + location.hash);
+    });
   }
 
   // A chart of one mark per run may name its tooltip in usermeta.llmbench.tooltip ([{field, title, format}])
@@ -636,9 +827,11 @@
       chart.view.change("runs", window.vega.changeset().remove(removed).insert(added));
       chart.started = true;
     }
-    if ((chart.spec.params || []).some((p) => p.name === "gpus_shown")) {
+    const params = chart.spec.params || [];
+    if (params.some((p) => p.name === "gpus_shown")) {
       chart.view.signal("gpus_shown", distinct(rows, "gpu", "gpu_order")); // legend: GPUs drawn only
     }
+    if (params.some((p) => p.name === "lb_title")) chart.view.signal("lb_title", chartTitle(all));
     await chart.view.runAsync();
     const marks = countMarks(chart.view.scenegraph().root);
     const empty = marks === 0;
@@ -650,6 +843,22 @@
       : "";
     chart.el.classList.toggle("lb-no-marks", empty);
     chart.target.hidden = empty;
+    fillDataTable(chart);
+  }
+
+  // "Llama 3.1 8B · FP16 · ISL/OSL 128/128 · source: NVIDIA": each of these columns that has one value
+  // in the rows (a column with several values is what the chart compares, shown on its axes or legend).
+  const TITLE_COLUMNS = ["model_name", "precision", "workload", "gpu", "publisher"];
+  function chartTitle(rows) {
+    if (!rows.length) return "";
+    const parts = [];
+    for (const column of TITLE_COLUMNS) {
+      const first = rows[0][column];
+      if (first === null || first === undefined || rows.some((r) => r[column] !== first)) continue;
+      const format = UI.titleParts[column];
+      parts.push(format ? format(first) : String(first));
+    }
+    return parts.join(UI.titleJoin);
   }
 
   function distinct(rows, column, orderColumn) {
@@ -702,7 +911,7 @@
           this.update(true);
         })
       );
-      this.chart = await embed(this.root.querySelector(".lb-chart"), []);
+      this.chart = await embed(this.root.querySelector(".lb-chart"), null);
       await this.update(false);
     }
 
@@ -953,7 +1162,22 @@
   async function boot() {
     teardown();
     syncLanguageLinks();
-    if (!window.vegaEmbed) return;
+    if (document.getElementById("llmbench-planner")) loadScripts(PLANNER).catch((e) => console.error(e));
+    const placeholders = document.querySelectorAll(".lb-scope, .lb-compare, .lb-runcard, .lb-chart");
+    if (!placeholders.length) {
+      document.body.dataset.lbReady = String(Date.now());
+      return;
+    }
+    // The run card draws no chart; every other placeholder needs Vega.
+    const needsVega = [...placeholders].some((n) => !n.classList.contains("lb-runcard"));
+    if (needsVega && !window.vegaEmbed) {
+      try {
+        await loadScripts(VEGA);
+      } catch (e) {
+        placeholders.forEach((n) => showError(n, e));
+        return;
+      }
+    }
     const jobs = [];
     document.querySelectorAll(".lb-scope").forEach((root, i) => {
       const scope = new Scope(root, i);
@@ -982,14 +1206,18 @@
           .catch((e) => showError(node, e))
       );
     });
+    // Static charts one after another, each in a task of its own.
+    let queue = Promise.resolve();
     document.querySelectorAll(".lb-chart").forEach((node) => {
       if (node.closest(".lb-scope, .lb-compare")) return;
-      jobs.push(
-        loadRows(node.dataset.lbSrc, node.dataset.lbKey)
-          .then((rows) => embed(node, rows.filter(fixedMatcher(json(node, "data-lb-fixed", {})))))
-          .catch((e) => showError(node, e))
-      );
+      const rows = loadRows(node.dataset.lbSrc, node.dataset.lbKey);
+      queue = queue
+        .then(yieldToMain)
+        .then(() => rows)
+        .then((all) => embed(node, all.filter(fixedMatcher(json(node, "data-lb-fixed", {})))))
+        .catch((e) => showError(node, e));
     });
+    jobs.push(queue);
     api.ready = Promise.all(jobs);
     await api.ready;
     document.body.dataset.lbReady = String(Date.now());
@@ -1012,6 +1240,11 @@
   });
 
   window.addEventListener("popstate", () => {
+    for (const c of charts) {
+      if (!c.urlSignal || !c.view) continue;
+      const name = c.spec.usermeta.llmbench.urlSignal.signal;
+      if (c.view.signal(name) !== c.urlSignal()) c.view.signal(name, c.urlSignal()).runAsync();
+    }
     const scope = scopes.find((s) => s.ownsUrl);
     if (scope && scope.all) scope.setState(stateFromQuery(scope.dims, location.search, scope.defaults), false);
   });

@@ -1,127 +1,441 @@
-/* The MLPerf(R) Inference page (site_gen/mlperf_pages.py renders its tables): the filter bar hides rows of
- * the "All results" table; "Best result per accelerator and benchmark" and "Results across rounds" are
- * rebuilt from the visible rows. Only tokens/s results are ever ranked as tokens/s. Every row built here
- * names its result ID, submitter, system and round, as MLCommons' rules require next to a figure.
- * Text goes in through textContent only (never innerHTML), so nothing from a result file is markup. */
+/* The MLPerf(R) Inference page (site_gen/mlperf_pages.py writes its shell and its one data file).
+ *
+ * Loads the page's rows once (a <script> assigning window.LLMBENCH_DATA[key], site_gen.dataset's columnar
+ * format, so it works from file://) and renders, for the rows the filter bar keeps: a bar chart and a
+ * table of the best result per accelerator, the results across rounds for one system type, and every
+ * result. MLCommons' rules, as the page script keeps them:
+ * - every figure drawn names its result ID, submitter, system and round;
+ * - "best" is taken within one division, benchmark, scenario and group of rounds MLCommons allows
+ *   comparing (comparableKey), whatever the filters say; only tokens/s results are ranked as tokens/s;
+ * - per-accelerator throughput is labelled derived, not an MLPerf metric;
+ * - the chart's exported SVG/PNG carries the footnote (suite, round, division, benchmark and scenario,
+ *   date and source of retrieval, result IDs, "verified by MLCommons", the trademark legend).
+ * Text goes in through textContent only (never innerHTML), so nothing from a result file is markup.
+ */
 (function () {
   "use strict";
 
-  function cell(tr, text) {
-    const td = document.createElement("td");
-    td.textContent = text;
-    tr.appendChild(td);
-    return td;
+  const LOG_TAIL = "/performance/run_1/mlperf_log_summary.txt"; // site_gen.mlperf_pages.LOG_TAIL
+  const UNITS = { tokens_per_s: "tokens/s", samples_per_s: "samples/s", queries_per_s: "queries/s", latency_p90_ns: "ns p90 latency" };
+  // Every sentence the script shows, in one place (a translation replaces this object).
+  const UI = {
+    count: (n, total, division) => `${n} of ${total} results (${division} division)`,
+    pickBenchmark: "Choose one benchmark and one scenario in the filters to draw the chart.",
+    noTokens: "No tokens/s result among the results the filters keep.",
+    mixedRounds: (rounds) => `These results come from rounds MLCommons does not allow comparing (${rounds}): choose a round.`,
+    chartTitle: (bench, scenario, division) => `MLPerf® Inference: best result per accelerator, ${bench}, ${scenario}, ${division} division`,
+    chartAria: (measure, n) => `Bar chart of ${measure} for ${n} accelerators; the table “Best result per accelerator and benchmark” lists the same results.`,
+    systemLine: (gpu, value, n, perAcc) => `${gpu}: ${value} tokens/s (${n} accelerator${n === 1 ? "" : "s"}; ${perAcc} per accelerator, derived †)`,
+    accLine: (gpu, perAcc, value, n) => `${gpu}: ${perAcc} tokens/s per accelerator, derived † (${value} tokens/s ÷ ${n})`,
+    whoLine: (r) => `${r.submitter} · ${r.system_name} · ${r.round}${r.division === "open" ? " · open ‡" : ""} · ${r.availability} · result ID ${r.result_id}`,
+    measureSystem: "tokens/s, whole system (the MLPerf metric)",
+    measureAcc: "tokens/s per accelerator (derived, not an MLPerf metric)",
+    foot: (suites, rounds, division, bench, scenario) =>
+      `MLPerf® Inference ${suites} ${rounds}, ${division} division; benchmark ${bench}, scenario ${scenario}.`,
+    retrieved: (dates, repos) => `Retrieved ${dates} from MLCommons' results repositories: ${repos}.`,
+    ids: (ids) => `MLPerf result IDs: ${ids}.`,
+    derived: "† Tokens/s per accelerator is derived by llmbench (whole-system tokens/s ÷ accelerators) and is not an MLPerf metric.",
+    openFoot: "‡ ",
+    inferred: "tokens/s inferred by LoadGen from samples/s",
+    asFiled: "as filed: ",
+    downloadSvg: "Download SVG (with footnote)",
+    downloadPng: "Download PNG (with footnote)",
+    loadError: "The MLPerf® data file could not be loaded: ",
+  };
+  const fmt1 = new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const api = { lastChart: null };
+  window.mlperfPage = api; // for the browser tests
+
+  /* ---- data ---------------------------------------------------------------------------------- */
+
+  const pending = {};
+  function load(src, key) {
+    const store = () => window.LLMBENCH_DATA || {};
+    if (!store()[key] && !pending[key]) {
+      pending[key] = new Promise((resolve, reject) => {
+        const s = document.createElement("script");
+        s.src = src;
+        s.onload = resolve;
+        s.onerror = () => reject(new Error(src));
+        document.head.appendChild(s);
+      });
+    }
+    return Promise.resolve(pending[key]).then(() => decode(store()[key]));
   }
 
-  function info(tr) {
-    const c = tr.cells;
-    const d = tr.dataset;
-    return {
-      tr, d, value: Number(d.value), rid: c[0].textContent, round: c[1].textContent,
-      division: c[2].textContent, availability: c[3].textContent, submitter: c[4].textContent,
-      system: c[5].textContent, shown: c[10].querySelector("a").textContent,
-    };
+  function decode(payload) {
+    const names = Object.keys(payload.columns);
+    const rows = new Array(payload.n);
+    for (let i = 0; i < payload.n; i++) {
+      const r = {};
+      for (const name of names) {
+        const col = payload.columns[name];
+        r[name] = Array.isArray(col) ? col[i] : col.codes[i] === null ? null : col.dict[col.codes[i]];
+      }
+      r.value = Number(r.value_text);
+      r.tps = r.metric === "tokens_per_s" ? r.value : null; // never rank samples/s or latency as tokens/s
+      r.per_acc = r.tps === null ? null : r.tps / r.total_accelerators;
+      // site_gen.mlperf_pages._log_parts: null = system_id/benchmark/scenario; "=" + URL = the URL as is
+      const path = r.log_path === null ? `${r.system_id}/${r.benchmark}/${r.scenario}` : r.log_path;
+      r.log_url = path.startsWith("=") ? path.slice(1) : r.log_head + path + LOG_TAIL;
+      rows[i] = r;
+    }
+    return rows;
   }
 
-  function roundNumber(r) { return r.replace(/^v/, ""); }
+  /* ---- MLCommons' comparability -------------------------------------------------------------- */
+
+  const roundNumber = (r) => r.replace(/^v/, "");
   function cmpRound(a, b) {
-    const [x1, y1] = a.split(".").map(Number), [x2, y2] = b.split(".").map(Number);
+    const [x1, y1] = roundNumber(a).split(".").map(Number);
+    const [x2, y2] = roundNumber(b).split(".").map(Number);
     return x1 - x2 || y1 - y2;
   }
+  function compatKey(compat, bench) {
+    return Object.keys(compat).find((k) => bench.startsWith(k)) || null;
+  }
+  // The rounds a result may be compared across: its benchmark's compatible range when the round lies in
+  // it, else the round alone (a benchmark MLCommons does not list is never compared across rounds).
+  function roundGroup(compat, bench, round) {
+    const k = compatKey(compat, bench);
+    if (k && cmpRound(round, compat[k][0]) >= 0 && cmpRound(round, compat[k][1]) <= 0) return "c:" + k;
+    return "r:" + round;
+  }
+  function comparableKey(compat, r) {
+    return [r.division, r.benchmark_official, r.scenario, roundGroup(compat, r.benchmark_official, r.round)].join("\u0000");
+  }
+  // The best tokens/s result per key; keys always start with comparableKey, so no "best" mixes
+  // divisions, benchmarks, scenarios or incompatible rounds, whatever the filters keep.
+  function best(compat, rows, keyOf, score) {
+    const out = new Map();
+    for (const r of rows) {
+      if (r.tps === null) continue;
+      const k = comparableKey(compat, r) + "\u0001" + keyOf(r);
+      if (!out.has(k) || score(r) > score(out.get(k))) out.set(k, r);
+    }
+    return [...out.values()];
+  }
+  Object.assign(api, { roundGroup, comparableKey, best });
+
+  /* ---- DOM helpers --------------------------------------------------------------------------- */
+
+  function el(tag, attrs, text) {
+    const n = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) n.setAttribute(k, v);
+    if (text !== undefined) n.textContent = text;
+    return n;
+  }
+  const SVG = "http://www.w3.org/2000/svg";
+  function svgEl(tag, attrs, text) {
+    const n = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) n.setAttribute(k, String(v));
+    if (text !== undefined) n.textContent = text;
+    return n;
+  }
+  function row(body, cells) {
+    const tr = document.createElement("tr");
+    for (const c of cells) {
+      const td = document.createElement("td");
+      if (c instanceof Node) td.appendChild(c);
+      else td.textContent = c;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+    return tr;
+  }
+  function ridCell(r) {
+    return el("span", { class: "mlperf-rid" }, r.result_id);
+  }
+  function divisionCell(r, openNote) {
+    return r.division === "open" ? el("span", { class: "mlperf-open", title: openNote }, "open ‡") : r.division;
+  }
+  // the figure exactly as the LoadGen log prints it; where that is exponent notation (1.12685e+06), also
+  // written out, since a reader should not have to decode it
+  const shown = (r) => (/e/i.test(r.value_text) ? `${r.value_text} (${Math.round(r.value).toLocaleString("en")})` : r.value_text);
+  const perAcc = (r) => (r.per_acc === null ? "n/a" : fmt1.format(r.per_acc));
+
+  /* ---- the chart: inline SVG, the same drawing on the page and in the exported image ------------ */
+
+  let measureCtx = null;
+  function textWidth(text, font) {
+    measureCtx = measureCtx || document.createElement("canvas").getContext("2d");
+    measureCtx.font = font;
+    return measureCtx.measureText(text).width;
+  }
+  function wrap(text, font, width) {
+    const lines = [];
+    let line = "";
+    for (const word of text.split(" ")) {
+      const next = line ? line + " " + word : word;
+      if (line && textWidth(next, font) > width) {
+        lines.push(line);
+        line = word;
+      } else line = next;
+    }
+    if (line) lines.push(line);
+    return lines;
+  }
+
+  const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
+  // items: [{r, score, head, who}]; opts: {width, colors: {bg, text, muted, bar}, title: [], foot: []}
+  function drawChart(items, opts) {
+    const pad = 8, w = opts.width, inner = w - 2 * pad;
+    const font = (px, bold) => `${bold ? "600 " : ""}${px}px ${FONT}`;
+    const svg = svgEl("svg", { xmlns: SVG, width: w, role: "img", "font-family": FONT });
+    const parts = [];
+    let y = pad;
+    const lines = (texts, px, bold, color, cls) => {
+      for (const t of texts) {
+        for (const line of wrap(t, font(px, bold), inner)) {
+          y += px * 1.3;
+          parts.push(svgEl("text", { x: pad, y: y - px * 0.3, "font-size": px, "font-weight": bold ? 600 : 400, fill: color, ...(cls ? { class: cls } : {}) }, line));
+        }
+        y += px * 0.3;
+      }
+    };
+    if (opts.title.length) {
+      lines(opts.title, 15, true, opts.colors.text);
+      y += 6;
+    }
+    const max = Math.max(...items.map((it) => it.score));
+    for (const it of items) {
+      const g = svgEl("g", { class: "mlperf-bar", "data-rid": it.r.result_id });
+      g.appendChild(svgEl("title", {}, `${it.head}. ${it.who}`));
+      const start = parts.length;
+      lines([it.head], 12.5, true, opts.colors.text, "mlperf-chart-head");
+      y += 2;
+      parts.push(svgEl("rect", { x: pad, y, width: Math.max(1, (inner * it.score) / max), height: 14, rx: 2, fill: opts.colors.bar, class: "mlperf-chart-bar" }));
+      y += 14 + 2;
+      lines([it.who], 11, false, opts.colors.muted, "mlperf-chart-who");
+      y += 8;
+      for (const p of parts.splice(start)) g.appendChild(p);
+      parts.push(g);
+    }
+    if (opts.foot.length) {
+      y += 4;
+      parts.push(svgEl("line", { x1: pad, x2: w - pad, y1: y, y2: y, stroke: opts.colors.muted, "stroke-width": 0.5 }));
+      y += 4;
+      lines(opts.foot, 10.5, false, opts.colors.text);
+    }
+    const h = Math.ceil(y + pad);
+    svg.setAttribute("height", h);
+    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+    if (opts.colors.bg) svg.appendChild(svgEl("rect", { x: 0, y: 0, width: w, height: h, fill: opts.colors.bg }));
+    for (const p of parts) svg.appendChild(p);
+    return svg;
+  }
+
+  function download(name, blob) {
+    const a = el("a", { href: URL.createObjectURL(blob), download: name });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  }
+  function exportSvg(chart) {
+    const svg = drawChart(chart.items, {
+      width: 960, title: chart.title, foot: chart.foot,
+      colors: { bg: "#ffffff", text: "#1a1a1a", muted: "#555555", bar: "#3f51b5" },
+    });
+    return new XMLSerializer().serializeToString(svg);
+  }
+  function exportPng(chart, name) {
+    const text = exportSvg(chart);
+    const img = new Image();
+    img.onload = () => {
+      const canvas = el("canvas", { width: img.width * 2, height: img.height * 2 });
+      const ctx = canvas.getContext("2d");
+      ctx.scale(2, 2);
+      ctx.drawImage(img, 0, 0);
+      canvas.toBlob((blob) => download(name, blob), "image/png");
+    };
+    img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text);
+  }
+
+  /* ---- the page ------------------------------------------------------------------------------ */
 
   function boot(root) {
     if (!root || root.dataset.ready) return;
     root.dataset.ready = "1";
+    load(root.dataset.src, root.dataset.key).then(
+      (rows) => start(root, rows),
+      (err) => {
+        const fb = document.querySelector("[data-mlperf-fallback]");
+        if (fb) fb.prepend(document.createTextNode(UI.loadError + err.message + ". "));
+      },
+    );
+  }
+
+  function start(root, rows) {
     const compat = JSON.parse(root.dataset.compat);
+    const openNote = root.dataset.openNote;
     const filters = [...root.querySelectorAll("[data-mlperf-filter]")];
-    const rows = [...root.querySelectorAll("[data-mlperf-all] tbody tr")].map(info);
-    const count = root.querySelector("[data-mlperf-count]");
-    const systemSel = root.querySelector("[data-mlperf-system]");
-    const camel = (s) => s.replace(/-([a-z])/g, (_, ch) => ch.toUpperCase());
+    const $ = (sel) => root.querySelector(sel);
+    const systemSel = $("[data-mlperf-system]");
+    const measureSel = $("[data-mlperf-measure]");
+    const figure = $("[data-mlperf-chart]");
+    let keep = rows;
+
+    function chosen() {
+      return Object.fromEntries(filters.map((f) => [f.dataset.mlperfFilter, f.value]));
+    }
 
     function visible() {
-      const want = filters.filter((f) => f.value).map((f) => [camel(f.dataset.mlperfFilter), f.value]);
-      const keep = [];
-      for (const r of rows) {
-        const ok = want.every(([k, v]) => r.d[k] === v);
-        r.tr.hidden = !ok;
-        if (ok) keep.push(r);
-      }
-      return keep;
+      const want = filters.filter((f) => f.value).map((f) => [f.dataset.mlperfFilter, f.value]);
+      return rows.filter((r) => want.every(([k, v]) => String(r[k]) === v));
     }
 
-    function best(keep, keyOf) {
-      const out = new Map();
-      for (const r of keep) {
-        if (r.d.metric !== "tokens_per_s") continue; // never rank samples/s or latency as tokens/s
-        const k = keyOf(r);
-        if (!out.has(k) || r.value > out.get(k).value) out.set(k, r);
-      }
-      return out;
-    }
-
-    function fillBest(keep) {
-      const body = root.querySelector("[data-mlperf-best] tbody");
-      body.replaceChildren();
-      const top = best(keep, (r) => [r.d.gpu, r.d.benchmarkOfficial, r.d.scenario].join("\u0000"));
-      const list = [...top.values()].sort((a, b) =>
-        a.d.benchmarkOfficial.localeCompare(b.d.benchmarkOfficial) || a.d.scenario.localeCompare(b.d.scenario)
-        || b.value - a.value);
+    function fillBest() {
+      const body = $("[data-mlperf-best] tbody");
+      const frag = document.createDocumentFragment();
+      const list = best(compat, keep, (r) => r.gpu, (r) => r.tps).sort((a, b) =>
+        a.benchmark_official.localeCompare(b.benchmark_official) || a.scenario.localeCompare(b.scenario) || b.tps - a.tps);
       for (const r of list) {
-        const tr = document.createElement("tr");
-        for (const t of [r.d.gpu, r.d.benchmarkOfficial, r.d.scenario, r.shown, r.d.totalAccelerators,
-          r.submitter, r.system, r.round, r.division, r.availability]) cell(tr, t);
-        cell(tr, r.rid).className = "mlperf-rid";
-        body.appendChild(tr);
+        row(frag, [r.gpu, r.benchmark_official, r.scenario, shown(r), perAcc(r), String(r.total_accelerators),
+          r.submitter, r.system_name, r.round, divisionCell(r, openNote), r.availability, ridCell(r)]);
       }
+      body.replaceChildren(frag);
     }
 
-    function fillSystems(keep) {
+    function fillSystems() {
       const types = new Map();
       for (const r of keep) {
-        if (r.d.metric === "tokens_per_s") types.set(`${r.d.gpu} × ${r.d.totalAccelerators}`, 1);
+        const t = `${r.gpu} × ${r.total_accelerators}`;
+        if (r.tps !== null) types.set(t, (types.get(t) || 0) + 1);
       }
       const was = systemSel.value;
-      systemSel.replaceChildren();
-      for (const t of [...types.keys()].sort()) {
-        const o = document.createElement("option");
-        o.value = o.textContent = t;
-        systemSel.appendChild(o);
-      }
+      systemSel.replaceChildren(...[...types.keys()].sort().map((t) => el("option", { value: t }, t)));
+      // keep the reader's choice; else start on the system type with the most results
+      const most = [...types.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0];
       if (types.has(was)) systemSel.value = was;
+      else if (most) systemSel.value = most[0];
     }
 
-    function fillRounds(keep) {
-      const body = root.querySelector("[data-mlperf-rounds] tbody");
-      body.replaceChildren();
+    function fillRounds() {
+      const body = $("[data-mlperf-rounds] tbody");
       const type = systemSel.value;
-      const mine = keep.filter((r) => `${r.d.gpu} × ${r.d.totalAccelerators}` === type && r.d.compat
-        && cmpRound(roundNumber(r.round), compat[r.d.compat][0]) >= 0
-        && cmpRound(roundNumber(r.round), compat[r.d.compat][1]) <= 0);
-      const top = best(mine, (r) => [r.d.benchmarkOfficial, r.d.scenario, r.round].join("\u0000"));
-      const list = [...top.values()].sort((a, b) =>
-        a.d.benchmarkOfficial.localeCompare(b.d.benchmarkOfficial) || a.d.scenario.localeCompare(b.d.scenario)
-        || cmpRound(roundNumber(a.round), roundNumber(b.round)));
+      // only benchmarks MLCommons lists, in rounds inside their range, are set side by side
+      const mine = keep.filter((r) => `${r.gpu} × ${r.total_accelerators}` === type
+        && roundGroup(compat, r.benchmark_official, r.round).startsWith("c:"));
+      const list = best(compat, mine, (r) => r.round, (r) => r.tps).sort((a, b) =>
+        a.benchmark_official.localeCompare(b.benchmark_official) || a.scenario.localeCompare(b.scenario) || cmpRound(a.round, b.round));
+      const frag = document.createDocumentFragment();
       for (const r of list) {
-        const tr = document.createElement("tr");
-        for (const t of [r.d.benchmarkOfficial, r.d.scenario, r.round, r.shown, r.submitter, r.system,
-          r.division, r.availability]) cell(tr, t);
-        cell(tr, r.rid).className = "mlperf-rid";
-        body.appendChild(tr);
+        row(frag, [r.benchmark_official, r.scenario, r.round, shown(r), String(r.total_accelerators), r.submitter,
+          r.system_name, divisionCell(r, openNote), r.availability, ridCell(r)]);
       }
+      body.replaceChildren(frag);
     }
+
+    function latency(r) {
+      return [["TTFT", r.ttft_p99_ms, r.ttft_limit_ms], ["TPOT", r.tpot_p99_ms, r.tpot_limit_ms]]
+        .filter(([, p99]) => p99 !== null)
+        .map(([name, p99, limit]) => `${name} p99 ${p99} ms${limit === null ? "" : ` (limit ${limit})`}`)
+        .join("; ");
+    }
+
+    function fillAll() {
+      const frag = document.createDocumentFragment();
+      for (const r of keep) {
+        const bench = el("span", {}, r.benchmark_official);
+        if (r.benchmark !== r.benchmark_official) bench.append(el("br"), el("small", {}, UI.asFiled + r.benchmark));
+        const value = el("span", {});
+        value.append(el("a", { href: r.log_url }, shown(r)), " " + UNITS[r.metric]);
+        if (r.tokens_inferred) value.append(el("br"), el("small", {}, UI.inferred));
+        const engine = el("span", {}, `${r.engine} `);
+        engine.append(el("small", {}, `(${r.engine_basis})`), el("br"), el("small", {}, r.framework));
+        const tr = row(frag, [ridCell(r), r.round, divisionCell(r, openNote), r.availability, r.submitter, r.system_name,
+          r.gpu, String(r.total_accelerators), bench, r.scenario, value, perAcc(r), engine, el("small", {}, latency(r))]);
+        if (r.metric !== "tokens_per_s") tr.cells[10].className = "mlperf-other-metric";
+      }
+      $("[data-mlperf-all] tbody").replaceChildren(frag);
+    }
+
+    function chartData() {
+      const f = chosen();
+      if (!f.benchmark_official || !f.scenario) return { message: UI.pickBenchmark };
+      const acc = measureSel.value === "acc";
+      const score = acc ? (r) => r.per_acc : (r) => r.tps;
+      const top = best(compat, keep, (r) => r.gpu, score);
+      if (!top.length) return { message: UI.noTokens };
+      const groups = new Set(top.map((r) => comparableKey(compat, r)));
+      if (groups.size > 1) return { message: UI.mixedRounds([...new Set(top.map((r) => r.round))].sort(cmpRound).join(", ")) };
+      top.sort((a, b) => score(b) - score(a));
+      const items = top.map((r) => ({
+        r, score: score(r),
+        head: acc ? UI.accLine(r.gpu, perAcc(r), shown(r), r.total_accelerators)
+          : UI.systemLine(r.gpu, shown(r), r.total_accelerators, perAcc(r)),
+        who: UI.whoLine(r),
+      }));
+      const uniq = (xs) => [...new Set(xs)].sort();
+      const suites = uniq(top.map((r) => r.suite[0].toUpperCase() + r.suite.slice(1))).join(" and ");
+      const rounds = uniq(top.map((r) => r.round)).sort(cmpRound).join(", ");
+      const division = top[0].division;
+      const foot = [
+        UI.foot(suites, rounds, division, f.benchmark_official, f.scenario),
+        UI.retrieved(uniq(top.map((r) => r.retrieved)).join(", "), uniq(top.map((r) => r.repository)).join(", ")),
+        UI.ids(top.map((r) => r.result_id).join(", ")),
+        root.dataset.verified,
+        UI.derived,
+        ...(division === "open" ? [UI.openFoot + openNote] : []),
+        root.dataset.trademark,
+      ];
+      const title = [UI.chartTitle(f.benchmark_official, f.scenario, division), acc ? UI.measureAcc : UI.measureSystem];
+      const name = `mlperf-${f.benchmark_official}-${f.scenario}-${division}${acc ? "-per-accelerator" : ""}`;
+      return { items, foot, title, name, measure: acc ? UI.measureAcc : UI.measureSystem };
+    }
+
+    function fillChart() {
+      const chart = chartData();
+      api.lastChart = chart;
+      figure.replaceChildren();
+      if (chart.message) {
+        figure.append(el("p", { class: "mlperf-status" }, chart.message));
+        return;
+      }
+      const svg = drawChart(chart.items, {
+        width: Math.max(280, root.clientWidth || 600), title: [], foot: [],
+        // the page's palette comes from mlperf.css (classes), so it follows Material's light/dark scheme
+        colors: { text: "currentColor", muted: "currentColor", bar: "currentColor" },
+      });
+      svg.setAttribute("aria-label", UI.chartAria(chart.measure, chart.items.length));
+      const caption = el("figcaption", { class: "mlperf-footnote", "data-mlperf-chart-footnote": "" });
+      for (const line of chart.foot) caption.append(el("p", {}, line));
+      const tools = el("p", { class: "mlperf-export" });
+      const svgButton = el("button", { type: "button", class: "md-button", "data-mlperf-export": "svg" }, UI.downloadSvg);
+      const pngButton = el("button", { type: "button", class: "md-button", "data-mlperf-export": "png" }, UI.downloadPng);
+      svgButton.addEventListener("click", () => download(chart.name + ".svg", new Blob([exportSvg(chart)], { type: "image/svg+xml" })));
+      pngButton.addEventListener("click", () => exportPng(chart, chart.name + ".png"));
+      tools.append(svgButton, " ", pngButton);
+      figure.append(svg, caption, tools);
+    }
+    api.exportSvg = () => exportSvg(api.lastChart);
 
     function update() {
-      const keep = visible();
-      count.textContent = `${keep.length.toLocaleString("en")} of ${rows.length.toLocaleString("en")} results`;
-      fillBest(keep);
-      fillSystems(keep);
-      fillRounds(keep);
+      keep = visible();
+      const division = chosen().division;
+      $("[data-mlperf-count]").textContent = UI.count(keep.length.toLocaleString("en"), rows.length.toLocaleString("en"), division);
+      $("[data-mlperf-open-note]").hidden = division !== "open";
+      fillChart();
+      fillBest();
+      fillSystems();
+      fillRounds();
+      fillAll();
     }
 
     for (const f of filters) f.addEventListener("change", update);
-    systemSel.addEventListener("change", () => fillRounds(visible()));
+    systemSel.addEventListener("change", fillRounds);
+    measureSel.addEventListener("change", fillChart);
+    let resizeTimer = null;
+    window.addEventListener("resize", () => {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(() => document.body.contains(figure) && fillChart(), 150);
+    });
+    const fb = document.querySelector("[data-mlperf-fallback]");
+    if (fb) fb.hidden = true;
+    root.hidden = false;
     update();
+    root.dataset.rendered = "1";
   }
 
   function bootAll() { boot(document.querySelector("[data-mlperf]")); }

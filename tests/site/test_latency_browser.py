@@ -1,0 +1,89 @@
+"""The Pareto view's $ per GPU-hour in Chromium, on the committed H200 runs: kept in the URL (?price=),
+restored on load and on back/forward, and the cost the tooltip shows follows it.
+
+Hand-worked: the transformers run at 1024/1024, concurrency 256, on one H200 gave 2,363.91 output tokens/s
+(its result file). $ per million output tokens = price × GPUs / (tok/s × 3600) × 10^6:
+at $2: 2 × 1 / (2,363.91 × 3600) × 10^6 = $0.235 -> "$0.24"; at $4: $0.470 -> "$0.47".
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from tests.site.conftest import Watched
+
+pytestmark = pytest.mark.browser
+PAGE = "generated/views/latency-pareto.html"
+
+# The point of that run, hovered with the mouse where Vega drew it (canvas box + view origin + mark x/y).
+HOVER_POINT = """() => {
+  const c = window.llmbench.charts()[0];
+  c.el.scrollIntoView({block: 'center'});
+  const find = (n, ox, oy) => {
+    for (const it of n.items || []) {
+      const d = it.datum || {};
+      if (n.marktype === 'symbol' && d.concurrency === 256 && d.workload === '1024/1024') {
+        return [ox + it.x, oy + it.y];
+      }
+      const g = n.marktype === 'group';
+      const got = find(it, ox + (g ? it.x || 0 : 0), oy + (g ? it.y || 0 : 0));
+      if (got) return got;
+    }
+    return null;
+  };
+  const [x, y] = find(c.view.scenegraph().root, 0, 0);
+  const box = c.target.querySelector('canvas').getBoundingClientRect();
+  const [ox, oy] = c.view.origin();  // the plot's offset inside the padding
+  const pad = c.view.padding();
+  return [box.left + pad.left + ox + x, box.top + pad.top + oy + y];
+}"""
+
+
+def hovered_cost(page) -> str:
+    page.mouse.move(0, 0)
+    x, y = page.evaluate(HOVER_POINT)
+    page.mouse.move(x, y)
+    page.wait_for_selector("#vg-tooltip-element.visible", timeout=5000)
+    text = page.inner_text("#vg-tooltip-element")
+    assert "Concurrency" in text and "256" in text, text
+    m = re.search(r"\$ per 1M output tokens[^\n]*\s+(\$[\d.,]+)", text)
+    assert m, text
+    return m.group(1)
+
+
+def price_box(page) -> str:
+    return page.input_value(".vega-bind input[type=number]")
+
+
+def test_price_from_the_url_sets_the_cost_and_is_kept_on_back_and_forward(
+    real_url: str, watched: Watched
+) -> None:
+    page = watched.open(f"{real_url}/{PAGE}")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    assert price_box(page) == "2"  # the default, an assumption the page says is the reader's
+    assert "your assumption" in page.inner_text(".vega-bind")
+    assert hovered_cost(page) == "$0.24"
+
+    page = watched.open(f"{real_url}/{PAGE}?price=4")
+    assert price_box(page) == "4"
+    assert hovered_cost(page) == "$0.47"  # doubles with the price
+
+    # A filter change (a new history entry) keeps the price in the URL; back restores both.
+    page.click(".lb-filter[data-dim=engine] .lb-filter-button")
+    page.locator(".lb-filter[data-dim=engine] .lb-option", has_text="transformers").locator("input").check()
+    page.wait_for_function("location.search.includes('engine=')")
+    assert parse_qs(urlparse(page.url).query)["price"] == ["4"]
+    # The reader types a price: the URL follows (replacing the entry, not adding one).
+    page.fill(".vega-bind input[type=number]", "3")
+    page.wait_for_function("new URLSearchParams(location.search).get('price') === '3'")
+    page.go_back()
+    page.wait_for_function("!location.search.includes('engine=')")
+    assert parse_qs(urlparse(page.url).query)["price"] == ["4"]
+    page.wait_for_function("document.querySelector('.vega-bind input[type=number]').value === '4'")
+    assert hovered_cost(page) == "$0.47"
+    page.go_forward()
+    page.wait_for_function("document.querySelector('.vega-bind input[type=number]').value === '3'")
+    assert watched.errors == [] and watched.external == []
