@@ -8,6 +8,9 @@ need=()
 # it; their `chromium` package is a snap wrapper that cannot run there, so never install it on top).
 command -v chromium >/dev/null || command -v google-chrome >/dev/null || command -v google-chrome-stable >/dev/null \
   || need+=(chromium)
+# A Korean font: the /ko/ pages' first-render checks measure real glyphs, not empty boxes (the site
+# ships no web font; a reader's system has one).
+fc-list :lang=ko 2>/dev/null | grep -q . || need+=(fonts-noto-cjk)
 command -v slurmctld >/dev/null || need+=(slurm-wlm)
 command -v munged >/dev/null || need+=(munge)
 if [ ${#need[@]} -gt 0 ]; then

@@ -18,6 +18,8 @@ from site_gen.queries import MAX_PCT_OF_BOUND, within_bound
 if TYPE_CHECKING:
     import pandas as pd
 
+    from site_gen.i18n import Catalogue
+
 # The dimensions one can compare along: key (URL), label, column of the runs.
 BY: tuple[tuple[str, str, str], ...] = (
     ("gpu", "GPU", "gpu"),
@@ -50,21 +52,10 @@ PRESETS: tuple[tuple[str, str, str, str, dict[str, str]], ...] = (
     ("FP8 vs FP16 on H200", "precision", "FP8", "FP16", {"gpu": "H200 SXM 141GB"}),
 )
 
-UI = {  # the page's words (one place for a translation)
-    "by": "Compare",
-    "a": "A",
-    "b": "B",
-    "model": "Model",
-    "workload": "Workload (ISL/OSL)",
-    "any": "any",
-    "presets": "Presets:",
-    "matched": "{n} configurations that both have",
-    "none": "No configuration has runs for both. Choose another pair or fewer filters.",
-    "geomean": "Geometric mean of A ÷ B over these configurations: {g}",
-    "ratio": "A ÷ B",
-    "free": "Match precision",
-    "config": "Configuration",
-}
+UI = (  # the page's words: keys of the catalogue's compare section (site_gen/i18n/<lang>.yaml)
+    "by", "a", "b", "model", "workload", "any", "presets", "matched", "none", "geomean", "ratio", "free",
+    "config",
+)  # fmt: skip
 
 
 def _usable(runs: pd.DataFrame) -> pd.DataFrame:
@@ -125,15 +116,22 @@ def presets(runs: pd.DataFrame) -> list[dict[str, str]]:
     return out
 
 
-def config(runs: pd.DataFrame) -> dict[str, Any]:
-    """What the page script needs: the dimensions, the matching rule, the metric, the presets, words."""
+def config(runs: pd.DataFrame, cat: Catalogue | None = None) -> dict[str, Any]:
+    """What the page script needs: the dimensions, the matching rule, the metric, the presets, words (in
+    the catalogue's language, English by default)."""
+    from site_gen import i18n
+
+    cat = cat or i18n.load(i18n.DEFAULT)
     return {
-        "by": [{"key": k, "label": label, "column": c} for k, label, c in BY],
+        "by": [
+            {"key": k, "label": cat.messages.get(f"compare.dim_{k}", label), "column": c}
+            for k, label, c in BY
+        ],
         "match": list(MATCH),
         "free": list(FREE),
         "metric": METRIC,
         "excluded_kinds": list(EXCLUDED_KINDS),
         "max_pct_of_bound": MAX_PCT_OF_BOUND,
         "presets": presets(runs),
-        "ui": UI,
+        "ui": {k: cat.t(f"compare.{k}") for k in UI},
     }

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from site_gen import dataset
+from site_gen import dataset, i18n
 from site_gen.dimensions import DIMENSIONS, Filters, mask, release_label
 from site_gen.dimensions import get as dimension
 from site_gen.queries import OVER_BOUND, within_bound
@@ -102,6 +102,7 @@ class Site:
     templates: Any = None
     files: dict[str, str] = field(default_factory=dict)  # data file name -> text, written after the build
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
+    lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles
 
     def __post_init__(self) -> None:
         import jinja2
@@ -113,28 +114,67 @@ class Site:
             trim_blocks=True,
         )
 
+    @property
+    def cat(self) -> i18n.Catalogue:
+        return i18n.load(self.lang)
+
     def render(self, template: str, **kw: Any) -> str:
-        return self.templates.get_template(template).render(**kw)
+        return self.templates.get_template(template).render(t=self.cat.t, **kw)
+
+
+def localize(spec: Any, words: dict[str, str]) -> Any:
+    """A Vega-Lite spec with its titles (chart, axis, legend, tooltip) in the page's language:
+    ``site_gen.charts`` writes English, the catalogue's ``chart.*`` keys map it (``i18n.translator``)."""
+    if isinstance(spec, dict):
+        out = {}
+        for k, v in spec.items():
+            if k == "title" and isinstance(v, str):
+                out[k] = words.get(v, v)
+            elif k == "title" and isinstance(v, list) and all(isinstance(x, str) for x in v):
+                out[k] = [words.get(x, x) for x in v]
+            else:
+                out[k] = localize(v, words)
+        return out
+    if isinstance(spec, list):
+        return [localize(v, words) for v in spec]
+    return spec
 
 
 @cache
-def _specs(name: str, height: int, ctx: ChartContext) -> tuple[str, ...]:
+def _specs(name: str, height: int, ctx: ChartContext, lang: str = i18n.DEFAULT) -> tuple[str, ...]:
     from site_gen import charts, views
 
     built = views.get(name).build(replace(ctx, height=height))
-    return tuple(json.dumps(charts.to_spec(c), separators=(",", ":")) for c in built)
+    words = i18n.translator(lang)
+    return tuple(
+        json.dumps(localize(charts.to_spec(c), words), separators=(",", ":"), ensure_ascii=False)
+        for c in built
+    )
+
+
+def dimension_json(d: Any, cat: i18n.Catalogue) -> dict:
+    """A filter dimension for the page script, its label and help in the catalogue's language."""
+    out = d.as_json()
+    out["label"] = cat.messages.get(f"dimensions.{d.key}.label", d.label)
+    out["help"] = cat.messages.get(f"dimensions.{d.key}.help", d.help)
+    return out
 
 
 class Page:
     """Expands the markers of one page and collects the runs they need."""
 
-    def __init__(self, site: Site, url: str) -> None:
-        self.site, self.url = site, url
+    def __init__(self, site: Site, url: str, root: str = "") -> None:
+        """``url``: the page's URL from the site's root; ``root``: its language's folder ("" or "ko/"),
+        where its run-card and explorer pages are (data files are shared at the site's root)."""
+        self.site, self.url, self.root = site, url, root
         self.needed: list[Filters] = []
         self.errors: list[str] = []
         self._src = self._key = ""
         # the run cards' page, relative to this page (table rows and chart points link to it)
-        self.card = posixpath.relpath(RUN_PAGE, posixpath.dirname(url) or ".")
+        self.card = self._rel(root + RUN_PAGE)
+
+    def _rel(self, target: str) -> str:
+        return posixpath.relpath(target, posixpath.dirname(self.url) or ".")
 
     def expand(self, content: str) -> str:
         markers: list[tuple[re.Match, Marker | MarkerError]] = []
@@ -166,7 +206,7 @@ class Page:
             self.site.files[f"{key}.js"] = text
             self.site.keys[cache_key] = key
         self._key = self.site.keys[cache_key]
-        self._src = posixpath.relpath(f"{DATA_DIR}/{self._key}.js", posixpath.dirname(self.url) or ".")
+        self._src = self._rel(f"{DATA_DIR}/{self._key}.js")
 
     def _render(self, mk: Marker | MarkerError) -> str:
         try:
@@ -176,7 +216,9 @@ class Page:
         except (MarkerError, KeyError) as e:
             msg = str(e.args[0] if isinstance(e, KeyError) else e)
             self.errors.append(msg)
-            return self.site.render("empty.html.j2", message=f"Chart marker error: {msg}")
+            return self.site.render(
+                "empty.html.j2", message=self.site.cat.t("widgets.marker_error", error=msg)
+            )
 
     def _subset(self, filters: Filters) -> pd.DataFrame:
         return self.site.runs[mask(self.site.runs, filters)]
@@ -193,12 +235,12 @@ class Page:
                 "fixed": fixed,
                 "src": self._src,
                 "key": self._key,
-                "label": view.title,
+                "label": self.site.cat.messages.get(f"views.{view.name}.title", view.title),
                 "card": self.card,
                 "caption": caption if i == 0 else None,
                 "reserve": reserved_height(spec),
             }
-            for i, spec in enumerate(_specs(name, height, self.site.ctx))
+            for i, spec in enumerate(_specs(name, height, self.site.ctx, self.site.lang))
         ]
 
     def _empty(self, mk: Marker, sub: pd.DataFrame, what: str = "") -> str | None:
@@ -206,9 +248,10 @@ class Page:
         if not sub.empty:
             return None
         if self.site.runs.empty:
-            msg = "No results yet: the results folder holds no runs."
+            msg = self.site.cat.t("widgets.no_results")
         else:
-            msg = "No runs match " + "; ".join(f"{k} = {', '.join(v)}" for k, v in mk.filters.items()) + "."
+            which = "; ".join(f"{k} = {', '.join(v)}" for k, v in mk.filters.items())
+            msg = self.site.cat.t("widgets.no_match", filters=which)
         return self.site.render("empty.html.j2", message=f"{what}: {msg}" if what else msg)
 
     def _scope(self, template: str, mk: Marker, dims: Any, defaults: Filters, **kw: Any) -> str:
@@ -218,10 +261,10 @@ class Page:
             fixed=by_column(mk.filters),
             src=self._src,
             key=self._key,
-            dims=json.dumps([d.as_json() for d in dims]),
+            dims=json.dumps([dimension_json(d, self.site.cat) for d in dims]),
             defaults=json.dumps(defaults),
             card=self.card,
-            bar=static_bar(self._subset(mk.filters), dims, defaults),
+            bar=static_bar(self._subset(mk.filters), dims, defaults, self.site.cat),
             **kw,
         )
 
@@ -229,7 +272,8 @@ class Page:
         from site_gen import views
 
         view = views.get(mk.name or "")
-        if box := self._empty(mk, self._subset(mk.filters), view.title):
+        title = self.site.cat.messages.get(f"views.{view.name}.title", view.title)
+        if box := self._empty(mk, self._subset(mk.filters), title):
             return box
         caption = mk.options.get("title")
         return "".join(self.site.render("_chart.html.j2", c=c) for c in self._charts(view.name, mk, caption))
@@ -239,7 +283,7 @@ class Page:
 
         view = views.get(mk.name or "")
         sub = self._subset(mk.filters)
-        if box := self._empty(mk, sub, view.title):
+        if box := self._empty(mk, sub, self.site.cat.messages.get(f"views.{view.name}.title", view.title)):
             return box
         return self._scope(
             "view.html.j2",
@@ -258,11 +302,11 @@ class Page:
             mk,
             DIMENSIONS,
             {},
-            table=json.dumps(table_columns(self.site.runs.columns)),
-            presets=[] if mk.filters else presets(sub),
+            table=json.dumps(table_columns(self.site.runs.columns, self.site.cat)),
+            presets=[] if mk.filters else presets(sub, self.site.cat),
             charts=[
-                *self._charts("runs-by-gpu", mk, "Each run is one point. Output tokens/s per GPU, by GPU."),
-                *self._charts("runs-by-tp", mk, "Each run is one point. Output tokens/s per GPU against TP."),
+                *self._charts("runs-by-gpu", mk, self.site.cat.t("widgets.explorer_gpu_caption")),
+                *self._charts("runs-by-tp", mk, self.site.cat.t("widgets.explorer_tp_caption")),
             ],
         )
 
@@ -274,21 +318,23 @@ class Page:
         if box := self._empty(mk, sub):
             return box
         ratio = charts.to_spec(charts.compare_ratio(self.site.ctx), described=False)  # the summary says it
-        spec = json.dumps(ratio, separators=(",", ":"))
+        spec = json.dumps(
+            localize(ratio, i18n.translator(self.site.lang)), separators=(",", ":"), ensure_ascii=False
+        )
         return self.site.render(
             "compare.html.j2",
             src=self._src,
             key=self._key,
             card=self.card,
             fixed=by_column(mk.filters),
-            config=json.dumps(compare.config(sub)),
+            config=json.dumps(compare.config(sub, self.site.cat), ensure_ascii=False),
             presets=compare.presets(sub),
             c={
                 "spec": spec,
                 "fixed": "{}",
                 "src": "",
                 "key": "",
-                "label": "A ÷ B per configuration",
+                "label": self.site.cat.t("compare.chart_label"),
                 "card": self.card,
                 "caption": None,
                 "reserve": COMPARE_RESERVE,
@@ -303,21 +349,19 @@ class Page:
         if "runcard" not in self.site.keys:
             details = queries.run_details(self.site.db) if self.site.db else None
             if details is None or details.empty:
-                return self.site.render(
-                    "empty.html.j2", message="No results yet: the results folder holds no runs."
-                )
+                return self.site.render("empty.html.j2", message=self.site.cat.t("widgets.no_results"))
             key, text = dataset.data_file("cards", dataset.encode(details))
             self.site.files[f"{key}.js"] = text
             self.site.keys["runcard"] = key
         key = self.site.keys["runcard"]
         return self.site.render(
             "runcard.html.j2",
-            src=posixpath.relpath(f"{DATA_DIR}/{key}.js", posixpath.dirname(self.url) or "."),
+            src=self._rel(f"{DATA_DIR}/{key}.js"),
             key=key,
             sections=json.dumps(CARD_SECTIONS),
             repo=self.site.repo_url.rstrip("/"),
             branch=self.site.repo_branch,
-            explorer=posixpath.relpath("explorer.html", posixpath.dirname(self.url) or "."),
+            explorer=self._rel(self.root + "explorer.html"),
         )
 
     def _render_figures(self, mk: Marker) -> str:
@@ -352,7 +396,9 @@ def reserved_height(spec: str) -> int | None:
     return height + CHART_CHROME_PX if isinstance(height, int | float) else None
 
 
-def static_bar(sub: pd.DataFrame, dims: Any, defaults: Filters) -> list[dict[str, Any]]:
+def static_bar(
+    sub: pd.DataFrame, dims: Any, defaults: Filters, cat: i18n.Catalogue | None = None
+) -> list[dict[str, Any]]:
     """The filter bar's buttons as the page script first draws them (a dimension with one value only is
     left out), drawn into the HTML so that the bar takes its height before the script replaces it."""
     out = []
@@ -360,7 +406,7 @@ def static_bar(sub: pd.DataFrame, dims: Any, defaults: Filters) -> list[dict[str
         chosen = defaults.get(d.key, [])
         if sub[d.column].nunique() < 2 and not chosen:
             continue
-        out.append({"label": d.label, "chosen": chosen})
+        out.append({"label": dimension_json(d, cat or i18n.load(i18n.DEFAULT))["label"], "chosen": chosen})
     return out
 
 
@@ -422,13 +468,21 @@ RUN_CARD_COLUMN = (
 )
 
 
-def table_columns(columns: Any) -> list[dict[str, Any]]:
-    """The explorer table (``TABLE``), the optional bound columns when present, the run card last."""
+def table_columns(columns: Any, cat: i18n.Catalogue | None = None) -> list[dict[str, Any]]:
+    """The explorer table (``TABLE``), the optional bound columns when present, the run card last; the
+    headers and their tooltips in the catalogue's language (English by default)."""
+    cat = cat or i18n.load(i18n.DEFAULT)
     rows = [*TABLE, *(c for c in OPTIONAL_TABLE if c[0] in columns)]
     if "run_id" in columns:
         rows.append(RUN_CARD_COLUMN)
     out = [
-        {"key": k, "label": label, "numeric": num, "always": always, "help": help_}
+        {
+            "key": k,
+            "label": cat.messages.get(f"table.{k}.label", label),
+            "numeric": num,
+            "always": always,
+            "help": cat.messages.get(f"table.{k}.help", help_),
+        }
         for k, label, num, always, help_ in rows
     ]
     for col in out:
@@ -487,17 +541,20 @@ CARD_SECTIONS: list[dict[str, Any]] = [
 ]  # fmt: skip
 
 
-def presets(df: pd.DataFrame) -> list[dict[str, str]]:
+def presets(df: pd.DataFrame, cat: i18n.Catalogue | None = None) -> list[dict[str, str]]:
     """A few ready-made explorer views, each kept only if the data has runs for it."""
+    t = (cat or i18n.load(i18n.DEFAULT)).t
     candidates: list[tuple[str, list[tuple[str, str]]]] = [
-        ("KISTI Neuron", [("source", "KISTI")]),
-        ("H200 vs A100", [("gpu", "H200 SXM 141GB"), ("gpu", "A100 SXM4 80GB")]),
+        (t("widgets.preset_kisti"), [("source", "KISTI")]),
+        (t("widgets.preset_h200_a100"), [("gpu", "H200 SXM 141GB"), ("gpu", "A100 SXM4 80GB")]),
     ]
     nvidia = df[df["publisher"] == "NVIDIA"]
     if not nvidia.empty:
         latest = nvidia.loc[nvidia["version_key"].idxmax(), "engine_version"]
-        candidates.append((f"Latest NVIDIA release ({latest})", [("source", "NVIDIA"), ("version", latest)]))
-    candidates.append(("FP8 on H200", [("gpu", "H200 SXM 141GB"), ("precision", "FP8")]))
+        candidates.append(
+            (t("widgets.preset_latest_nvidia", version=latest), [("source", "NVIDIA"), ("version", latest)])
+        )
+    candidates.append((t("widgets.preset_fp8_h200"), [("gpu", "H200 SXM 141GB"), ("precision", "FP8")]))
     out = []
     for label, pairs in candidates:
         filters: Filters = {}

@@ -11,6 +11,12 @@ Plain ``mkdocs build`` / ``mkdocs serve`` on a fresh clone and ``llmbench site b
   so ``mkdocs build --strict`` fails on it and names the page;
 - ``on_post_build``: write the collected data files into ``site/assets/data/`` (the MLPerf page's into
   ``site/assets/mlperf/``);
+- languages (mkdocs-static-i18n, ``plugins.i18n`` in mkdocs.yml): the plugin builds the site once per
+  language (English at /, Korean at /ko/), calling these hooks each time; ``config.theme.language`` names
+  the build's language. The generated pages are added after the plugin has sorted the files by language
+  (``on_files`` runs at a lower priority), in that language (``site_gen.i18n``), under ``ko/`` for
+  Korean; the runs are loaded once for all languages; the page script's catalogue is written to
+  ``assets/i18n/<lang>.js``;
 - ``on_serve``: watch results/ and the registries too, so saving a result file rebuilds. A bad file there
   prints its located problems and the rebuild uses the last good database (``mkdocs serve`` would answer
   no request after a failed rebuild); in ``mkdocs build`` it fails the build before any output is written.
@@ -23,14 +29,19 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from mkdocs.plugins import event_priority
+
 log = logging.getLogger("mkdocs.plugins.llmbench")
 _site: Any = None
 _generated: list[Any] | None = None
+_loaded: tuple[Any, ...] | None = None  # (results, db, db mtime) the runs in _site were read from
+_mlperf_generated: list[Any] = []  # the MLPerf page (English only for now), the same in every language
 _mlperf_files: dict[str, str] = {}  # the MLPerf page's data file (name -> text), for site/assets/mlperf/
 
 GENERATED = "generated"
@@ -78,21 +89,71 @@ def refresh(results: Path, db: Path) -> bool:
     return True
 
 
+def language(config: Any) -> str:
+    """The language of this build: Material's ``theme.language``, which the i18n plugin sets per build."""
+    return str(config["theme"].get("language") or "en")
+
+
+def language_root(config: Any) -> str:
+    """Where this build's pages go: "" for the default language, "ko/" for Korean."""
+    from site_gen import i18n
+
+    lang = language(config)
+    return "" if lang == i18n.DEFAULT else f"{lang}/"
+
+
+class _InstantNavigationHandled(logging.Filter):
+    """mkdocs-static-i18n warns that Material's language switch keeps the first page's link under
+    instant navigation (the header is not replaced); llmbench.js re-points it on every page (from the
+    page's ``<link rel=alternate>``), so the warning would only fail ``--strict``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "navigation.instant" not in record.getMessage()
+
+
+# Installed when mkdocs.yml is loaded (an in-process build, `llmbench site build`, has no on_startup);
+# loggers are process-wide and `mkdocs serve` reloads this module, so it is added once (by name).
+_I18N_LOG = logging.getLogger("mkdocs.plugins.mkdocs_static_i18n.reconfigure")
+if not any(type(f).__name__ == "_InstantNavigationHandled" for f in _I18N_LOG.filters):
+    _I18N_LOG.addFilter(_InstantNavigationHandled())
+
+
 def on_startup(command: str, dirty: bool) -> None:
     # Rebuilds in `mkdocs serve` load this module afresh (their globals start empty), so the command is
     # kept where every later load sees it.
     os.environ[SERVING] = "1" if command == "serve" else ""
 
 
+def catalogue_script(config: Any) -> str:
+    """Put this build's page-script catalogue (``assets/i18n/<lang>.js``, made in ``on_files``) before
+    the page scripts; the entry of a previous language build is replaced."""
+    from site_gen import i18n
+
+    name = f"{i18n.JS_DIR}/{language(config)}.js"
+    scripts = [s for s in config["extra_javascript"] if not str(s).startswith(f"{i18n.JS_DIR}/")]
+    config["extra_javascript"] = [name, *scripts]
+    return name
+
+
+@event_priority(-150)  # after mkdocs-static-i18n's (-100), which sets this build's theme.language
 def on_config(config: Any) -> Any:
-    global _site, _generated, _mlperf_files
+    global _site, _generated, _loaded, _mlperf_files, _mlperf_generated
     from mkdocs.exceptions import PluginError
 
-    from site_gen import mlperf_pages, pages, queries
+    from site_gen import i18n, mlperf_pages, pages, queries
     from site_gen.charts import ChartContext
     from site_gen.markers import Site
 
     results, db = sources(config)
+    lang = language(config)
+    catalogue_script(config)
+    stamp = (results, db, db.stat().st_mtime if db.exists() else None)
+    if _site is not None and _loaded == stamp:
+        # the i18n plugin's next language: same runs, pages in this language
+        _site.lang = lang
+        _generated = pages.pages(_site.runs, queries.gpu_info(_site.db), i18n.load(lang))
+        _generated += _mlperf_generated
+        return config
     try:
         has_results = refresh(results, db) if results is not None else True
     except PluginError as e:
@@ -113,27 +174,90 @@ def on_config(config: Any) -> Any:
         db=read,
         repo_url=config.get("repo_url") or "",
         repo_branch=extra.get("repo_branch", "main"),
+        lang=lang,
     )
-    _generated = pages.pages(runs, queries.gpu_info(read))
+    _loaded = (results, db, db.stat().st_mtime if db.exists() else None)
+    _generated = pages.pages(runs, queries.gpu_info(read), i18n.load(lang))
     # the MLPerf page reads its own table, never the runs (MLCommons: no mixing); its data file has its
     # own folder
     mlperf = mlperf_pages.build(read, _site.repo_url, _site.repo_branch)
-    _generated += [pages.GeneratedPage(p, lambda md=md: md) for p, md in mlperf.pages]
+    _mlperf_generated = [pages.GeneratedPage(p, lambda md=md: md) for p, md in mlperf.pages]
+    _generated += _mlperf_generated
     _mlperf_files = mlperf.files
     return config
 
 
+@event_priority(-200)  # after mkdocs-static-i18n's (-100): it rebuilds every docs file from disk
 def on_files(files: Any, config: Any) -> Any:
-    """The generated pages as in-memory files, in the order MkDocs would have read them from disk."""
-    from mkdocs.structure.files import File, Files, file_sort_key
+    """The generated pages as in-memory files of this build's language, in the order MkDocs would have
+    read them from disk; under ``ko/`` for Korean, with the i18n plugin's alternates (the language
+    switch) and in its sitemap (Material's instant navigation follows only links found there)."""
+    from mkdocs.structure.files import File, file_sort_key
+
+    from site_gen import i18n
 
     if _generated is None:
         return files
     docs_dir = config["docs_dir"]
-    kept = [f for f in files if not f.src_uri.startswith(f"{GENERATED}/")]
-    new = [File.generated(config, f"{GENERATED}/{p.path}", content=p.render()) for p in _generated]
-    docs = sorted([f for f in kept if f.src_dir == docs_dir] + new, key=file_sort_key)
-    return Files(docs + [f for f in kept if f.src_dir != docs_dir])  # theme files after, as before
+    root = language_root(config)
+    kept = [f for f in files if not f.src_uri.startswith((f"{GENERATED}/", f"{i18n.JS_DIR}/"))]
+    new = []
+    for p in _generated:
+        src = f"{GENERATED}/{p.path}"
+        f = File.generated(config, src, content=p.render())
+        alternates = {}
+        for lang in _built_languages(config):
+            alt = f if lang == language(config) else File.generated(config, src, content="")
+            prefix = "" if lang == i18n.DEFAULT else f"{lang}/"
+            alt.dest_uri = prefix + posixpath.splitext(src)[0] + ".html"
+            alternates[lang] = alt
+        f.dest_uri = root + posixpath.splitext(src)[0] + ".html"
+        # what mkdocs-static-i18n sets on the files it makes (its sitemap and language switch read them)
+        f.alternates, f.locale, f.localization = alternates, language(config), None
+        f.locale_alternate_of, f.norm_src_uri = language(config), src
+        new.append(f)
+    script = f"{i18n.JS_DIR}/{language(config)}.js"
+    new.append(File.generated(config, script, content=i18n.load(language(config)).js()))
+    docs = sorted([f for f in kept if f.src_dir == docs_dir or f.generated_by] + new, key=file_sort_key)
+    ordered = docs + [f for f in kept if f.src_dir != docs_dir and not f.generated_by]
+    # The same Files object, refilled: the i18n plugin's subclass finds a nav entry's .ko.md twin
+    # (get_file_from_path); a plain Files would not.
+    for f in list(files):
+        files.remove(f)
+    for f in ordered:
+        files.append(f)
+    plugin = config["plugins"].get("i18n")
+    if plugin is not None:
+        plugin.i18n_files_per_language[language(config)] = files.documentation_pages()
+    return files
+
+
+def _built_languages(config: Any) -> list[str]:
+    plugin = config["plugins"].get("i18n")
+    return list(plugin.build_languages) if plugin is not None else [language(config)]
+
+
+def on_env(env: Any, config: Any, files: Any) -> Any:
+    """The theme's own templates (site_gen/theme) get the build language's words and folder."""
+    from site_gen import i18n
+
+    env.globals["llmbench_t"] = i18n.load(language(config)).t
+    env.globals["llmbench_root"] = language_root(config)
+    return env
+
+
+def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
+    """The language switch links each language's home (the i18n plugin set them to this page's twin, a
+    moment before, at a higher priority). Material fetches ``sitemap.xml`` beside every alternate link
+    to map pages, which 404s for a page in a folder; beside a home it is there (``on_post_build``).
+    llmbench.js turns the links into this page's twin with its query string and run id."""
+    from site_gen import i18n
+
+    # the plugin sets the attribute (config.extra.alternate), which templates read before the key
+    for alt in getattr(config["extra"], "alternate", None) or config["extra"].get("alternate") or []:
+        lang = alt.get("lang")
+        alt["link"] = "index.html" if lang == i18n.DEFAULT else f"{lang}/index.html"
+    return context
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
@@ -141,7 +265,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
 
     if _site is None or not MARKER.search(html):
         return html
-    p = Page(_site, page.url)
+    p = Page(_site, page.url, language_root(config))
     out = p.expand(html)
     for error in p.errors:
         log.warning("%s: %s", page.file.src_uri, error)
@@ -162,6 +286,10 @@ def on_post_build(config: Any) -> None:
         (mlperf := Path(config["site_dir"]) / mlperf_pages.DATA_DIR).mkdir(parents=True, exist_ok=True)
         for name, text in _mlperf_files.items():
             (mlperf / name).write_text(text, encoding="utf-8")
+    # Material looks for a sitemap beside each language's home (the root's lists every language's pages)
+    site, root = Path(config["site_dir"]), language_root(config)
+    if root and (site / "sitemap.xml").is_file():
+        (site / root / "sitemap.xml").write_bytes((site / "sitemap.xml").read_bytes())
 
 
 def on_serve(server: Any, config: Any, builder: Any) -> Any:

@@ -14,10 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from site_gen import compare, views
+from site_gen import compare, i18n, views
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from site_gen.i18n import Catalogue
 
 
 @dataclass(frozen=True)
@@ -56,16 +58,23 @@ def _slugs(names: list[str]) -> dict[str, str]:
     return out
 
 
-def _view_page(view: views.View) -> str:
+def view_title(cat: Catalogue, view: views.View) -> str:
+    """A view's title in the catalogue's language (the registry's English when it has no entry)."""
+    return cat.messages.get(f"views.{view.name}.title", view.title)
+
+
+def view_description(cat: Catalogue, view: views.View) -> str:
+    return cat.messages.get(f"views.{view.name}.description", view.description)
+
+
+def _view_page(view: views.View, cat: Catalogue) -> str:
     return "\n".join(
         [
-            f"# {text(view.title)}",
+            f"# {text(view_title(cat, view))}",
             "",
-            text(view.description),
+            text(view_description(cat, view)),
             "",
-            "The filters start on the slice of the data with the most comparable runs; change them "
-            "freely, the URL keeps the view. Each axis and tooltip names its metric exactly: output "
-            "tokens/s over all GPUs of a run, per GPU, or per user.",
+            text(cat.t("pages.view_intro")),
             "",
             f"<!-- view: {view.name} -->",
             "",
@@ -73,45 +82,46 @@ def _view_page(view: views.View) -> str:
     )
 
 
-def _views_index() -> str:
-    lines = ["# Views", "", "Each view answers one question with the same data as the explorer.", ""]
+def _views_index(cat: Catalogue) -> str:
+    lines = [f"# {text(cat.t('pages.views_title'))}", "", text(cat.t("pages.views_intro")), ""]
     for v in views.all_views().values():
         if v.filters:
-            lines.append(f"- [{text(v.title)}]({v.name}.md): {text(v.description)}")
+            lines.append(f"- [{text(view_title(cat, v))}]({v.name}.md): {text(view_description(cat, v))}")
     return "\n".join([*lines, ""])
 
 
-def _index(kind: str, title: str, counts: pd.DataFrame, slugs: dict[str, str]) -> str:
-    lines = [f"# {title}", "", f"One page per {kind} with results, generated from the data.", ""]
-    lines += [f"| {kind[:1].upper() + kind[1:]} | Runs | Sources |", "|---|---:|---|"]  # "GPU", not "Gpu"
+def _index(kind: str, counts: pd.DataFrame, slugs: dict[str, str], cat: Catalogue) -> str:
+    """The GPU (kind "gpu") or model ("model") index."""
+    lines = [f"# {text(cat.t(f'pages.{kind}s_title'))}", "", text(cat.t(f"pages.{kind}s_intro")), ""]
+    head = [cat.t(f"pages.col_{kind}"), cat.t("pages.col_runs"), cat.t("pages.col_sources")]
+    lines += ["| " + " | ".join(text(h) for h in head) + " |", "|---|---:|---|"]
     for row in counts.itertuples():
         link = f"[{text(row.name)}]({slugs[row.name]}.md)"
         lines.append(f"| {link} | {row.runs:,} | {text(row.sources)} |")
     return "\n".join([*lines, ""])
 
 
-def _compare_links(name: str, partners: list[tuple[str, int]]) -> list[str]:
+def _compare_links(name: str, partners: list[tuple[str, int]], cat: Catalogue) -> list[str]:
     """'Compare with: B (n configurations), ...' as HTML links to the compare page (a query string, which
     MkDocs' Markdown link check does not know)."""
     if not partners:
         return []
     links = [
         f'<a href="{html.escape(compare.href("../../compare.html", "gpu", name, other), quote=True)}">'
-        f"{html.escape(other)}</a> ({n:,} configurations)"
+        f"{html.escape(other)}</a> ({html.escape(cat.t('pages.configurations', n=f'{n:,}'))})"
         for other, n in partners
     ]
-    return ["**Compare with:** " + ", ".join(links) + ".", ""]
+    return [f"**{text(cat.t('pages.compare_with'))}** " + ", ".join(links) + ".", ""]
 
 
 def _entity_page(
-    kind: str, key: str, name: str, facts: list[str], partners: list[tuple[str, int]] = ()
+    kind: str, key: str, name: str, facts: list[str], cat: Catalogue, partners: list[tuple[str, int]] = ()
 ) -> str:
     # the whole width for the charts and the table (the page is not in the navigation)
     lines = ["---", "hide: [navigation, toc]", "---", "", f"# {text(name)}", "", *facts, ""]
-    lines += _compare_links(name, list(partners))
+    lines += _compare_links(name, list(partners), cat)
     lines += [
-        f"Every run on this {kind}: filter, sort, download. Output tokens/s are per GPU on the charts, so "
-        "runs on different GPU counts compare fairly; the table also gives the figure over all GPUs.",
+        text(cat.t(f"pages.{kind}_entity_intro")),
         "",
         f"<!-- explorer {key}={marker_value(name)} -->",
         "",
@@ -131,36 +141,40 @@ def _counts(runs: pd.DataFrame, column: str, order: str | None = None) -> pd.Dat
     return df.reset_index(names="name")
 
 
-def _gpu_facts(gpu: dict) -> list[str]:
+def _gpu_facts(gpu: dict, cat: Catalogue) -> list[str]:
     if not gpu:
         return []
-    parts = [f"{gpu.get('architecture')} architecture, {gpu.get('year')}"]
+    parts = [cat.t("pages.gpu_facts", architecture=gpu.get("architecture"), year=gpu.get("year"))]
     if gpu.get("memory_gb"):
         parts.append(f"{gpu['memory_gb']:g} GB {gpu.get('memory_type') or ''}".strip())
     if gpu.get("hbm_bandwidth_tb_s"):
-        parts.append(f"{gpu['hbm_bandwidth_tb_s']:g} TB/s memory bandwidth")
-    return [text("; ".join(parts)) + " (GPU registry)."]
+        parts.append(cat.t("pages.gpu_bandwidth", tb_s=f"{gpu['hbm_bandwidth_tb_s']:g}"))
+    return [text("; ".join(parts)) + f" {text(cat.t('pages.gpu_registry'))}."]
 
 
-def pages(runs: pd.DataFrame, gpu_info: dict[str, dict]) -> list[GeneratedPage]:
-    """Every generated page for these runs: views, then one per GPU, then one per model."""
-    out = [GeneratedPage("views/index.md", _views_index)]
+def pages(runs: pd.DataFrame, gpu_info: dict[str, dict], cat: Catalogue | None = None) -> list[GeneratedPage]:
+    """Every generated page for these runs, in the catalogue's language (English by default): views,
+    then one per GPU, then one per model."""
+    cat = cat or i18n.load(i18n.DEFAULT)
+    out = [GeneratedPage("views/index.md", lambda: _views_index(cat))]
     for v in views.all_views().values():
         if v.filters:  # views without filters are building blocks of other pages
-            out.append(GeneratedPage(f"views/{v.name}.md", lambda v=v: _view_page(v)))
+            out.append(GeneratedPage(f"views/{v.name}.md", lambda v=v: _view_page(v, cat)))
     gpus = _counts(runs, "gpu", "gpu_order")
     gpu_slugs = _slugs(list(gpus["name"]))
-    out.append(GeneratedPage("gpus/index.md", lambda: _index("GPU", "GPUs", gpus, gpu_slugs)))
+    out.append(GeneratedPage("gpus/index.md", lambda: _index("gpu", gpus, gpu_slugs, cat)))
     pairs = compare.partners(runs) if not runs.empty else {}
     for name, s in gpu_slugs.items():
-        facts = _gpu_facts(gpu_info.get(name, {}))
+        facts = _gpu_facts(gpu_info.get(name, {}), cat)
         p = pairs.get(name, [])
         out.append(
-            GeneratedPage(f"gpus/{s}.md", lambda n=name, f=facts, p=p: _entity_page("GPU", "gpu", n, f, p))
+            GeneratedPage(
+                f"gpus/{s}.md", lambda n=name, f=facts, p=p: _entity_page("gpu", "gpu", n, f, cat, p)
+            )
         )
     models = _counts(runs, "model_name")
     model_slugs = _slugs(list(models["name"]))
-    out.append(GeneratedPage("models/index.md", lambda: _index("model", "Models", models, model_slugs)))
+    out.append(GeneratedPage("models/index.md", lambda: _index("model", models, model_slugs, cat)))
     for name, s in model_slugs.items():
-        out.append(GeneratedPage(f"models/{s}.md", lambda n=name: _entity_page("model", "model", n, [])))
+        out.append(GeneratedPage(f"models/{s}.md", lambda n=name: _entity_page("model", "model", n, [], cat)))
     return out

@@ -13,38 +13,43 @@
   "use strict";
 
   const VISIBLE_ROWS = 20; // about the rows the table's box shows; above it the note says to scroll
-  // Every sentence the script shows, in one place (a translation replaces this object).
+  // Every sentence the script shows comes from the page language's message catalogue
+  // (site_gen/i18n/<lang>.yaml, loaded before this script as assets/i18n/<lang>.js); {name} placeholders.
+  const I18N = window.LLMBENCH_I18N || { ui: {} };
+  const fill = (text, values) => String(text).replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
+  const say = (key) => (values) => fill(I18N.ui[key] ?? key, values || {});
   const UI = {
-    noMatch: "No runs match these filters. Choose “All” on a filter or press “Reset filters”.",
-    scrollRows: (n) => `${n} rows: scroll the table to see them all; the CSV has them all too.`,
-    noRuns: "No runs match these filters.",
-    noMetric: "None of the selected runs has the metric this chart shows.",
-    sample: (max, n) => `Drawn: an even sample of ${max} of the ${n} selected runs; the count, table and CSV have all. Narrow the filters to see every run.`,
-    count: (n, total) => `${n} of ${total} runs`,
-    all: "All",
-    allValue: "all",
-    selected: (n) => n + " selected",
-    reset: "Reset filters",
-    chartError: "This chart could not be drawn: ",
-    yes: "yes",
-    no: "no",
-    runId: "Run id (permalink):",
-    noSuchRun: (id) => `No run has the id “${id}”. It may have been removed or mistyped.`,
-    noRunChosen: "No run chosen: open a run from a table or chart of the explorer.",
-    toExplorer: "Open the explorer",
-    report: "Report a mistake in this run",
-    reportTitle: (id, what) => `Run ${id}: ${what}`,
-    reportBody: (id, url, file) =>
-      `Run: ${id}\nCard: ${url}\nResult file: results/${file}\n\nWhat is wrong, and where the right figure or setting comes from:\n`,
-    openCard: "Click: open the run card",
-    chartMenu: "Download this chart (PNG or SVG)",
-    chartImage: (label) => `Chart: ${label}. Its data is in the table after it.`,
+    noMatch: say("noMatch")(),
+    scrollRows: (n) => say("scrollRows")({ n }),
+    noRuns: say("noRuns")(),
+    noMetric: say("noMetric")(),
+    sample: (max, n) => say("sample")({ max, n }),
+    count: (n, total) => say("count")({ n, total }),
+    all: say("all")(),
+    allValue: say("allValue")(),
+    selected: (n) => say("selected")({ n }),
+    reset: say("reset")(),
+    chartError: say("chartError")(),
+    yes: say("yes")(),
+    no: say("no")(),
+    runId: say("runId")(),
+    noSuchRun: (id) => say("noSuchRun")({ id }),
+    noRunChosen: say("noRunChosen")(),
+    toExplorer: say("toExplorer")(),
+    report: say("report")(),
+    reportTitle: (id, what) => say("reportTitle")({ id, what }),
+    reportBody: (id, url, file) => say("reportBody")({ id, url, file }),
+    openCard: say("openCard")(),
+    chartMenu: say("chartMenu")(),
+    chartImage: (label) => say("chartImage")({ label }),
     // a chart's title: what the drawn runs have one value of (site_gen.charts.TITLE)
-    titleParts: { workload: (w) => `ISL/OSL ${w}`, publisher: (p) => `source: ${p}` },
-    titleJoin: " · ",
-    dataTable: "Data table",
-    dataTableCut: (max, n) => `The first ${max} of ${n} rows; the table below the charts (or the CSV) has every run.`,
+    titleParts: { workload: (w) => say("titleWorkload")({ w }), publisher: (p) => say("titlePublisher")({ p }) },
+    titleJoin: say("titleJoin")(),
+    dataTable: say("dataTable")(),
+    dataTableCut: (max, n) => say("dataTableCut")({ max, n }),
   };
+  // Numbers in the page's language (<html lang>: "en", "ko"); the catalogue's language when it has none.
+  const LOCALE = document.documentElement.lang || I18N.lang || "en";
   const DATA_TABLE_MAX = 1000; // rows of a chart's data table (one-point-per-run charts can have thousands)
   // The chart libraries and the planner load only on pages that use them (this script is the one loaded
   // on every page); paths are relative to this script, so they work from any page and from file://.
@@ -332,6 +337,7 @@
         const query = withOtherParams(queryFromState(this.dims, state, this.defaults), this.dims);
         const url = location.pathname + query + location.hash;
         if (url !== location.pathname + location.search + location.hash) history.pushState(null, "", url);
+        syncLanguageLinks();
       }
       return this.apply(true);
     }
@@ -574,8 +580,8 @@
 
   // One formatter for every cell (NUMBER) and every count (COUNT): Number.toLocaleString with options builds
   // a new one per call, which made rendering the table's ~1,000 numeric cells a large part of a filter change.
-  const NUMBER = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
-  const COUNT = new Intl.NumberFormat("en-US");
+  const NUMBER = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 });
+  const COUNT = new Intl.NumberFormat(LOCALE);
 
   function cell(v, numeric) {
     if (v === null || v === undefined) return "–";
@@ -787,7 +793,7 @@
     const m = /^(,?)\.(\d+)f$/.exec(spec || "");
     if (!m) return (v) => String(v);
     const digits = Number(m[2]);
-    const f = new Intl.NumberFormat("en-US", {
+    const f = new Intl.NumberFormat(LOCALE, {
       useGrouping: !!m[1], minimumFractionDigits: digits, maximumFractionDigits: digits,
     });
     return (v) => f.format(Number(v));
@@ -923,6 +929,7 @@
       for (const [k, v] of Object.entries(this.state.where)) q.set(k, v);
       if (this.state.free) q.set("free", this.state.free);
       history.replaceState(null, "", location.pathname + "?" + q + location.hash);
+      syncLanguageLinks();
     }
 
     byDim() {
@@ -1154,6 +1161,7 @@
 
   async function boot() {
     teardown();
+    syncLanguageLinks();
     if (document.getElementById("llmbench-planner")) loadScripts(PLANNER).catch((e) => console.error(e));
     const placeholders = document.querySelectorAll(".lb-scope, .lb-compare, .lb-runcard, .lb-chart");
     if (!placeholders.length) {
@@ -1226,6 +1234,7 @@
 
   // Another run's permalink on the run card's page: redraw the card.
   window.addEventListener("hashchange", () => {
+    syncLanguageLinks();
     const node = document.querySelector(".lb-runcard");
     if (node && node.__lbRows) showCard(node, node.__lbRows);
   });
@@ -1239,6 +1248,41 @@
     const scope = scopes.find((s) => s.ownsUrl);
     if (scope && scope.all) scope.setState(stateFromQuery(scope.dims, location.search, scope.defaults), false);
   });
+
+  // The language switch (Material's header; the build links each language's home, en: index.html,
+  // ko: ko/index.html): to this page's twin in the other language (every page has one, falling back to
+  // English), with the page's state (query string, #run id). The language's folders come from the
+  // <link rel=alternate hreflang> of <head>; the switch is a full page load, since <html lang>, the
+  // catalogue and the search language belong to the page (instant navigation would keep them).
+  function languageHome(lang) {
+    const link = document.querySelector(`head link[rel=alternate][hreflang="${lang}"]`);
+    return link ? new URL(".", new URL(link.getAttribute("href"), location.href)) : null;
+  }
+  function languageLink(a) {
+    const here = languageHome(document.documentElement.lang);
+    const there = languageHome(a.getAttribute("hreflang"));
+    if (!here || !there || !location.href.startsWith(here.href)) return a.href;
+    const url = new URL(location.pathname.slice(here.pathname.length) || "index.html", there);
+    url.search = location.search;
+    url.hash = location.hash;
+    return url.href;
+  }
+  function syncLanguageLinks() {
+    for (const a of document.querySelectorAll("a.md-select__link[hreflang]")) a.href = languageLink(a);
+  }
+  window.addEventListener(
+    "click",
+    (ev) => {
+      const a = ev.target.closest && ev.target.closest("a.md-select__link[hreflang]");
+      if (!a || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.button !== 0) return;
+      ev.preventDefault();
+      ev.stopImmediatePropagation(); // before Material's instant navigation sees it
+      location.href = languageLink(a);
+    },
+    true,
+  );
+  window.addEventListener("popstate", syncLanguageLinks);
+  api.languageLink = languageLink;
 
   // Re-theme the charts when the reader flips Material's light/dark toggle.
   let scheme = document.body.getAttribute("data-md-color-scheme");
