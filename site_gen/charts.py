@@ -64,21 +64,35 @@ PALETTE = (
 
 
 # GPU colours by generation: one hue family per architecture (registry ``architecture``, its first word),
-# shades in the registry's order within it, so that a reader tells the generations apart at a glance and
-# two GPUs of different generations never look alike (before, H100 and GB300 were both green, A100 PCIe
-# and RTX PRO both red). A family that runs out of shades, or an architecture not listed, takes PALETTE.
+# shades in the colour domain's order (year, then registry order) within it, so that a reader tells the
+# generations apart at a glance and two GPUs of different generations never look alike (before, H100 and
+# GB300 were both green, A100 PCIe and RTX PRO both red). The shades were picked from each family's hue
+# band (CIELAB lightness 40-80, readable on the light and the dark theme) so that any two GPUs of different
+# architectures differ by a CIE76 colour difference of 25 or more and two of one architecture by 15 or
+# more (tests/site/test_polish.py checks it); the names after each family say which GPU has which shade
+# today. A GPU beyond its family's shades, or of an architecture not listed, takes PALETTE.
 GPU_FAMILIES: dict[str, tuple[str, ...]] = {
-    "Volta": ("#8c564b", "#c49c94"),  # browns
-    "Ampere": ("#d62728", "#ff9896", "#ad494a"),  # reds
-    "Ada": ("#e7ba52", "#bd9e39"),  # golds
-    # greens; H100 and H200 (compared most often) a dark and a light one
-    "Hopper": ("#2ca02c", "#0f8a6d", "#98df8a", "#b5cf6b"),
-    "Blackwell": ("#1f77b4", "#aec7e8", "#9467bd", "#c5b0d5", "#6b6ecf", "#17becf"),  # blues, violets
+    # browns: V100 PCIe 32GB, V100 SXM2 32GB
+    "Volta": ("#7e544c", "#d49658"),
+    # reds: A100 PCIe 80GB, A100 SXM4 80GB, Jetson AGX Orin 64GB
+    "Ampere": ("#f82362", "#c41b10", "#f57b8b"),
+    # golds: RTX 4090 24GB, L40S
+    "Ada": ("#d9b612", "#fa9b0d"),
+    # greens: H100 SXM 80GB, H100 PCIe 80GB, GH200 96GB, H100 NVL 94GB, H200 SXM 141GB, GH200 144GB,
+    # H200 NVL 141GB
+    "Hopper": ("#1ddd7a", "#377013", "#8dcfad", "#7aba27", "#367659", "#96b260", "#06a569"),
+    # blues and violets: B200 180GB, GB200 186GB, B300 288GB, GB300 288GB, RTX PRO 6000 Blackwell Server,
+    # RTX PRO 4500 Blackwell, Jetson AGX Thor 128GB
+    "Blackwell": ("#25a0fd", "#2354d0", "#24638e", "#60c7f2", "#69519a", "#9f9ed4", "#8a87f2"),
+    # magentas (AMD Instinct): MI300X 192GB, MI325X 256GB, MI350X 288GB, MI355X 288GB
+    "CDNA": ("#b727af", "#f38ce8", "#ff41b0", "#b73886"),
+    # grey-cyans (Intel Arc): Arc Pro B50 16GB, Arc Pro B60 24GB, Arc Pro B70 32GB
+    "Xe2": ("#7b959b", "#178e9c", "#abc6cc"),
 }
 
 
 def gpu_colours(gpus: Sequence[str]) -> list[str]:
-    """The colour of each GPU (registry order): the next shade of its architecture's family."""
+    """The colour of each GPU (in the domain's order): the next shade of its architecture's family."""
     from bench.contract import registry
 
     known = {g.name: g.architecture for g in registry.gpus().entries}
