@@ -102,9 +102,10 @@ def check(lang: str) -> list[str]:
 
 def translator(lang: str) -> dict[str, str]:
     """English text -> text in ``lang``, for strings built outside the catalogue's keys (the Altair
-    charts' titles, ``site_gen.charts``): joined on the key, so English stays the one source."""
+    charts' titles and tooltips, which reuse the table's column names): joined on the key, so English
+    stays the one source."""
     en, cat = load(DEFAULT), load(lang)
-    return {en.messages[k]: cat.messages[k] for k in en.messages if k.startswith("chart.")}
+    return {en.messages[k]: cat.messages[k] for k in en.messages if k.startswith(("chart.", "table."))}
 
 
 _WORD = re.compile(r"[A-Za-z]{3,}")
