@@ -40,7 +40,7 @@ from mkdocs.plugins import event_priority
 log = logging.getLogger("mkdocs.plugins.llmbench")
 _site: Any = None
 _generated: list[Any] | None = None
-_loaded: tuple[Any, ...] | None = None  # (results, db, db mtime) the runs in _site were read from
+_loaded: tuple[Any, ...] | None = None  # (results, db, db mtime, any results) of _site's runs
 _mlperf_generated: list[Any] = []  # the MLPerf page (English only for now), the same in every language
 _mlperf_files: dict[str, str] = {}  # the MLPerf page's data file (name -> text), for site/assets/mlperf/
 
@@ -112,7 +112,7 @@ class _InstantNavigationHandled(logging.Filter):
 
 
 # Installed when mkdocs.yml is loaded (an in-process build, `llmbench site build`, has no on_startup);
-# loggers are process-wide and `mkdocs serve` reloads this module, so it is added once (by name).
+# loggers are process-wide and a second config load may run this file again, so it is added once (by name).
 _I18N_LOG = logging.getLogger("mkdocs.plugins.mkdocs_static_i18n.reconfigure")
 if not any(type(f).__name__ == "_InstantNavigationHandled" for f in _I18N_LOG.filters):
     _I18N_LOG.addFilter(_InstantNavigationHandled())
@@ -147,13 +147,6 @@ def on_config(config: Any) -> Any:
     results, db = sources(config)
     lang = language(config)
     catalogue_script(config)
-    stamp = (results, db, db.stat().st_mtime if db.exists() else None)
-    if _site is not None and _loaded == stamp:
-        # the i18n plugin's next language: same runs, pages in this language
-        _site.lang = lang
-        _generated = pages.pages(_site.runs, queries.gpu_info(_site.db), i18n.load(lang))
-        _generated += _mlperf_generated
-        return config
     try:
         has_results = refresh(results, db) if results is not None else True
     except PluginError as e:
@@ -164,6 +157,14 @@ def on_config(config: Any) -> Any:
             raise
         print(f"{e}\nllmbench: serving the last good results until this is fixed", file=sys.stderr)
         has_results = True
+    # Checked after refresh: a serve rebuild after a saved result file re-ingests (the database's mtime
+    # changes), while the i18n plugin's next language of the same build reuses the runs already read.
+    stamp = (results, db, db.stat().st_mtime if db.exists() else None, has_results)
+    if _site is not None and _loaded == stamp:
+        _site.lang = lang
+        _generated = pages.pages(_site.runs, queries.gpu_info(_site.db), i18n.load(lang))
+        _generated += _mlperf_generated
+        return config
     read = db if has_results else db.with_name(f".{db.name}.none")  # no result files: no runs
     runs = queries.site_runs(read)
     ctx = ChartContext(gpus=tuple(queries.gpu_names(read)), columns=frozenset(runs.columns))
@@ -176,7 +177,7 @@ def on_config(config: Any) -> Any:
         repo_branch=extra.get("repo_branch", "main"),
         lang=lang,
     )
-    _loaded = (results, db, db.stat().st_mtime if db.exists() else None)
+    _loaded = stamp
     _generated = pages.pages(runs, queries.gpu_info(read), i18n.load(lang))
     # the MLPerf page reads its own table, never the runs (MLCommons: no mixing); its data file has its
     # own folder
