@@ -183,7 +183,8 @@ class Server:
             self.output.append(line)
 
     def get(self, path: str) -> str:
-        with urllib.request.urlopen(f"{self.base}/{path}", timeout=10) as r:
+        # generous: mkdocs serve answers no request while it rebuilds, which is slow on a loaded machine
+        with urllib.request.urlopen(f"{self.base}/{path}", timeout=120) as r:
             return r.read().decode("utf-8")
 
     def data(self) -> dict:
