@@ -83,8 +83,9 @@ def tree_size(folder: Path | None) -> int:
 
 @pytest.fixture
 def full_disk(tmp_path: Path, mount_prefix: tuple[list[str], bool]) -> Callable[..., FullRun]:
-    """``run(argv, folder=, seed=, free=0)``: ``argv`` with ``folder`` on a full tmpfs holding ``seed``'s
-    files and ``free`` bytes of room; see the module docstring."""
+    """``run(argv, folder=, seed=, free=0, fill_when=None)``: ``argv`` with ``folder`` on a full tmpfs
+    holding ``seed``'s files and ``free`` bytes of room, filled to the brim once ``fill_when`` exists;
+    see tests/faults/fullfs.py."""
     prefix, umount = mount_prefix
     count = 0
 
@@ -97,6 +98,7 @@ def full_disk(tmp_path: Path, mount_prefix: tuple[list[str], bool]) -> Callable[
         env: dict[str, str] | None = None,
         cwd: Path | None = None,
         timeout: float = 600,
+        fill_when: Path | None = None,
     ) -> FullRun:
         nonlocal count
         count += 1
@@ -108,7 +110,7 @@ def full_disk(tmp_path: Path, mount_prefix: tuple[list[str], bool]) -> Callable[
             "mount": str(folder), "size": tree_size(seed) + free + SLACK, "seed": str(seed) if seed else None,
             "free": free, "argv": argv, "cwd": str(cwd or tmp_path), "env": env or dict(os.environ),
             "timeout": timeout, "after": str(work / "after"), "result": str(work / "result.json"),
-            "umount": umount,
+            "umount": umount, "fill_when": str(fill_when) if fill_when else None,
         }  # fmt: skip
         (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
         res = subprocess.run(
