@@ -11,8 +11,9 @@ signal; a ``running`` row left by a dead runner is ended by the next run (see ``
 An out-of-memory failure is retried with the next lower KV-cache fraction of
 ``settings.kv_cache_fallback`` (0.90, 0.80 by default: a sweep starting at NVIDIA's 0.95 goes
 0.95 -> 0.90 -> 0.80; one with no start value, the tool's 0.90, goes on at 0.80) and each attempt is
-recorded with the one it retried. No failure stops the sweep. A progress bar shows done, failed,
-remaining and the ETA.
+recorded with the one it retried. No job's failure stops the sweep; the runner's own failure to write
+(a full disk: dataset, log, runs database) does, in one line naming the file. A progress bar shows done,
+failed, remaining and the ETA.
 """
 
 from __future__ import annotations
@@ -369,7 +370,7 @@ def run_plan(
     console: Console | None = None,
     progress: bool = True,
 ) -> Summary:
-    """Run every selected job; never stop on a failure; return what happened."""
+    """Run every selected job; never stop on a job's failure; return what happened."""
     console = console or Console(stderr=True, highlight=False)
     jobs = select(plan, only)
     store.ensure(db)
