@@ -5,10 +5,11 @@ A small tmpfs is mounted over the folder, the store as it was (``seed``) copied 
 test to check: listings, bytes, DuckDB row counts, never the command's own report.
 
 The mount needs a mount namespace or root, tried in this order (the first whose probe mounts a tmpfs):
-``unshare -rm`` (user + mount namespace: an unprivileged user on most Linux machines; the mount dies with
-the namespace), ``unshare -m`` and a plain ``mount`` (both as root; GitHub's runners are root-capable via
-sudo only, CI runs the container as root). Where none works (no ``unshare``/``mount``, user namespaces
-disabled, a container without CAP_SYS_ADMIN) every full-disk test is skipped and the reason printed.
+``unshare -rm`` (user + mount namespace: works for an unprivileged user where the kernel allows user
+namespaces; the mount dies with the namespace), then, as root (as CI runs), ``unshare -m`` and a plain
+``mount`` (unmounted by the runner). Where none works (no ``unshare``/``mount``; a non-root user where user
+namespaces are disabled or restricted, as by Ubuntu 24.04's AppArmor default; a container without
+CAP_SYS_ADMIN) every full-disk test is skipped and the reason printed.
 """
 
 from __future__ import annotations
