@@ -83,6 +83,10 @@ def render_site(
                     _mkdocs_build(config_file, tmp, strict)
                 pages = sum(1 for _ in (tmp / GENERATED).rglob("*.html"))
                 exchange(tmp, site_dir)
+            except OSError as e:
+                if e.filename is None:  # a failed write() names no file: name the folder being written
+                    e.filename = str(tmp)
+                raise
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)  # after the exchange: the previous site
             return pages
@@ -104,10 +108,15 @@ def _mkdocs_build(config_file: Path, site_dir: Path, strict: bool) -> None:
 
 
 def _os_error(e: OSError) -> str:
-    """``path: reason`` in one line (``[Errno 28] No space left on device`` -> the reason only)."""
-    where = e.filename if e.filename is not None else ""
+    """``path: reason`` in one line (``[Errno 28] No space left on device`` -> the reason only).
+
+    A copy's error carries both paths (shutil: ``filename`` the source, ``filename2`` the destination);
+    the one written to is where the disk is full, so it leads.
+    """
     reason = e.strerror or str(e)
-    return f"{where}: {reason}" if where else reason
+    if e.filename2 is not None:
+        return f"{e.filename2}: {reason} (copying {e.filename})"
+    return f"{e.filename}: {reason}" if e.filename is not None else reason
 
 
 def _tmp_name(site_dir: Path, kind: str) -> Path:

@@ -9,6 +9,7 @@ across files. ``write_file`` validates first, then writes to a temporary file an
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import os
@@ -39,6 +40,7 @@ from bench.contract.schema import (
     is_mlperf,
     mlperf_dict_validator,
 )
+from bench.errors import UserError
 
 __all__ = ["Problem", "run_id", "run_ids"]  # re-exported: callers import them from here
 
@@ -529,16 +531,47 @@ def write_file(result: ResultFile, path: Path) -> None:
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write text to a temporary file beside ``path`` and rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    write_texts_atomic({path: text})
+
+
+def write_texts_atomic(files: dict[Path, str]) -> None:
+    """Write every text to a temporary file beside its path, then rename them all into place.
+
+    Nothing is renamed until every file is written, so a full disk or an unwritable folder leaves no new
+    file, no temporary file and no new folder behind; it is a ``UserError`` naming the file.
+    """
+    made: list[Path] = []  # folders created here: removed again on failure
+    staged: list[tuple[str, Path]] = []
+    done, current = 0, Path()
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a result file is as readable as any other
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        for current, text in files.items():
+            made += _mkdirs(current.parent)
+            fd, tmp = tempfile.mkstemp(dir=current.parent, prefix=f".{current.name}.", suffix=".tmp")
+            staged.append((tmp, current))
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a result file is as readable as any other
+        for tmp, current in staged:
+            os.replace(tmp, current)
+            done += 1
+    except BaseException as e:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        for folder in reversed(made if not done else []):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        if not isinstance(e, OSError):
+            raise
+        # a failed write() names no file: the one being written
+        written = f"{done} of {len(files)} file(s) written before it" if done else "nothing written"
+        raise UserError(f"{e.filename or current}: {e.strerror or e}; {written}") from None
+
+
+def _mkdirs(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; return the ones created, outermost first."""
+    missing = [p for p in (folder, *folder.parents) if not p.exists()][::-1]
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing
 
 
 def _umask() -> int:

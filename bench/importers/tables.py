@@ -31,7 +31,7 @@ from typing import Any
 import yaml_rs
 
 from bench.contract import registry
-from bench.contract.resultfile import Problem, check_data, dump_data, result_path, run_ids, write_text_atomic
+from bench.contract.resultfile import Problem, check_data, dump_data, result_path, run_ids, write_texts_atomic
 from bench.contract.schema import ERRATUM_MARKER
 from bench.errors import ProblemsError, UserError
 
@@ -524,9 +524,8 @@ def count_runs(files: dict[Path, str]) -> int:
 
 
 def write_files(files: dict[Path, str], results_dir: Path) -> list[Path]:
-    """Write built files under ``results_dir`` (each atomically); return their paths."""
-    out = []
-    for rel, text in files.items():
-        write_text_atomic(results_dir / rel, text)
-        out.append(results_dir / rel)
-    return out
+    """Write built files under ``results_dir``, all or none (a full disk leaves results/ as it was);
+    return their paths."""
+    paths = {results_dir / rel: text for rel, text in files.items()}
+    write_texts_atomic(paths)
+    return list(paths)

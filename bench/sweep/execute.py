@@ -11,8 +11,9 @@ signal; a ``running`` row left by a dead runner is ended by the next run (see ``
 An out-of-memory failure is retried with the next lower KV-cache fraction of
 ``settings.kv_cache_fallback`` (0.90, 0.80 by default: a sweep starting at NVIDIA's 0.95 goes
 0.95 -> 0.90 -> 0.80; one with no start value, the tool's 0.90, goes on at 0.80) and each attempt is
-recorded with the one it retried. No failure stops the sweep. A progress bar shows done, failed,
-remaining and the ETA.
+recorded with the one it retried. No job's failure stops the sweep; the runner's own failure to write
+(a full disk: dataset, log, runs database) does, in one line naming the file. A progress bar shows done,
+failed, remaining and the ETA.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bench.errors import UserError
 from bench.sweep import procs, provenance, store
-from bench.sweep.engine import DEFAULT_KV_FRACTION, dataset_path, engine, job_steps
+from bench.sweep.engine import DEFAULT_KV_FRACTION, Step, dataset_path, engine, job_steps
 from bench.sweep.spec import Job, Plan
 
 
@@ -137,13 +138,11 @@ def run_attempt(job: Job, att: Attempt, record: Record | None = None) -> Attempt
     """
     kv_fraction = att.kv_fraction
     log, rep = log_path(job, att), report_path(job, att)
-    job.job_dir.mkdir(parents=True, exist_ok=True)
-    log.write_text("", encoding="utf-8")
+    _new_log(job, log)
     steps = job_steps(job, kv_fraction, rep)
     report = engine(job.engine).report
     att.command = "\n".join(s.shell for s in steps)
     timeout, grace = job.spec.run.timeout_s, job.spec.run.kill_grace_s
-    rc, timed_out, ran = None, False, None
     att.status = "running"
     launched = time.time()
 
@@ -155,14 +154,7 @@ def run_attempt(job: Job, att: Attempt, record: Record | None = None) -> Attempt
     if record:
         record(att)
     try:
-        for step in steps:
-            if step.creates and step.creates.exists():
-                _note(log, f"{step.name}: {step.creates} exists, reusing it")
-                continue
-            ran = step.name
-            rc, timed_out = run_process(step.argv, log, timeout, grace, started)
-            if timed_out or (rc != 0 and step.name != "benchmark"):
-                break
+        rc, timed_out, ran = _run_steps(steps, log, timeout, grace, started)
     except procs.Interrupted as e:
         att.status, att.error = "failed", f"interrupted by {e}: the runner was stopped and killed the command"
         att.finished_at = dt.datetime.now(dt.UTC)
@@ -170,6 +162,12 @@ def run_attempt(job: Job, att: Attempt, record: Record | None = None) -> Attempt
         if record:
             record(att)
         raise
+    except OSError as e:  # the runner's own log (a full disk): record the attempt, then stop the sweep
+        att.status, att.error = "failed", f"cannot write {e.filename or log}: {e.strerror or e}"
+        att.finished_at = dt.datetime.now(dt.UTC)
+        if record:
+            record(att)
+        raise cannot_write(e, log, job, recorded=record is not None) from None
     att.status = "failed"
     att.exit_code, text = rc, log.read_text(encoding="utf-8", errors="replace")
     att.finished_at = dt.datetime.now(dt.UTC)
@@ -190,6 +188,43 @@ def run_attempt(job: Job, att: Attempt, record: Record | None = None) -> Attempt
     att.status = diag.kind
     att.error = att.error if att.error and diag.kind == "failed" else diag.message
     return att
+
+
+def _new_log(job: Job, log: Path) -> None:
+    """The attempt's empty log; a folder or disk that takes no file stops the sweep (nothing recorded)."""
+    try:
+        job.job_dir.mkdir(parents=True, exist_ok=True)
+        log.write_text("", encoding="utf-8")
+    except OSError as e:
+        raise cannot_write(e, log, job, recorded=False) from None
+
+
+def _run_steps(
+    steps: list[Step], log: Path, timeout: float, grace: float, started: Callable[[int], None]
+) -> tuple[int | None, bool, str | None]:
+    """The steps in order (one whose output exists is reused), up to a timeout or a failed build step;
+    returns (exit code, timed out, the last step run)."""
+    rc, timed_out, ran = None, False, None
+    for step in steps:
+        if step.creates and step.creates.exists():
+            _note(log, f"{step.name}: {step.creates} exists, reusing it")
+            continue
+        ran = step.name
+        rc, timed_out = run_process(step.argv, log, timeout, grace, started)
+        if timed_out or (rc != 0 and step.name != "benchmark"):
+            break
+    return rc, timed_out, ran
+
+
+def cannot_write(e: OSError, default: Path, job: Job, recorded: bool) -> UserError:
+    """The sweep stops when the runner cannot write its own files (log, dataset): a full disk or an
+    unwritable folder would fail every later job the same way. One line naming the file (a failed
+    ``write()`` names none: ``default``, the file being written)."""
+    done = f"job [{job.index}] recorded as failed" if recorded else f"job [{job.index}] not started"
+    return UserError(
+        f"{e.filename or default}: {e.strerror or e}; the sweep stopped ({done}): "
+        "make room, then run it again with --resume"
+    )
 
 
 def _own_report(rep: Path, launched: float) -> str | None:
@@ -335,7 +370,7 @@ def run_plan(
     console: Console | None = None,
     progress: bool = True,
 ) -> Summary:
-    """Run every selected job; never stop on a failure; return what happened."""
+    """Run every selected job; never stop on a job's failure; return what happened."""
     console = console or Console(stderr=True, highlight=False)
     jobs = select(plan, only)
     store.ensure(db)
@@ -425,10 +460,18 @@ def _run_one(
 ) -> None:
     try:
         write_dataset(job, tok)
-    except (OSError, UserError) as e:  # recorded like any failure; the sweep goes on
-        att = Attempt(store.next_attempt(db, job.id), job.kv_fraction, error=f"dataset: {e}")
+    except (OSError, UserError) as e:  # recorded like any failure; the sweep goes on unless it cannot write
+        where = dataset_path(job)
+        error = (
+            f"dataset: {e.filename or where}: {e.strerror or e}"
+            if isinstance(e, OSError)
+            else f"dataset: {e}"
+        )
+        att = Attempt(store.next_attempt(db, job.id), job.kv_fraction, error=error)
         att.finished_at = dt.datetime.now(dt.UTC)
         store.insert(db, _row(job, att, env))
+        if isinstance(e, OSError):
+            raise cannot_write(e, where, job, recorded=True) from None
         attempts = [att]
     else:
         attempts = run_job(job, db, env)

@@ -13,6 +13,7 @@ that ``run`` finds next time.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import time
@@ -92,7 +93,12 @@ def _with_retry(db: Path, fn: Callable[[], T]) -> T:
     while True:
         try:
             return fn()
-        except (duckdb.IOException, duckdb.InvalidInputException, duckdb.SerializationException) as e:
+        except (
+            duckdb.IOException,  # a lock, a full disk
+            duckdb.InvalidInputException,  # not a DuckDB file
+            duckdb.SerializationException,
+            duckdb.TransactionException,  # a commit that could not write (a full disk)
+        ) as e:
             text = str(e)
             waited = time.monotonic() - start
             if _is_lock(text) and waited < LOCK_WAIT_S:
@@ -162,7 +168,9 @@ def insert(db: Path, row: dict[str, Any], replace: bool = False) -> None:
             con.execute(f"INSERT INTO runs ({', '.join(c for c, _ in COLUMNS)}) VALUES ({marks})", values)
             con.commit()
         except BaseException:
-            con.rollback()
+            # an I/O error (a full disk) may have ended the transaction already; the first error is the one
+            with contextlib.suppress(duckdb.Error):
+                con.rollback()
             raise
         finally:
             con.close()
