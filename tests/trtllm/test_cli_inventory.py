@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from bench.sweep import engine
-from bench.trtllm import inventory
+from bench.trtllm import command, inventory
 from tests.sweep.helpers import merge, plan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -201,7 +201,7 @@ SETTINGS = [
     [
         (r.name, wf, s)
         for r, wf, s in itertools.product(inventory.releases(), ["legacy-engine", "pytorch"], SETTINGS)
-        if not (wf == "pytorch" and r.name < "0.17")
+        if not (wf == "pytorch" and command.parse_version(r.name) < command.SINCE["pytorch_backend"])
     ],
 )
 def test_plan_emits_only_options_the_release_defines(
