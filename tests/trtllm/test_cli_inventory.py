@@ -244,3 +244,27 @@ def test_concurrency_is_skipped_with_the_reason_where_the_release_lacks_it(tmp_p
     p = plan(tmp_path, over)
     assert not p.jobs and p.skipped
     assert "has no --concurrency" in p.skipped[0].reason
+
+
+def test_config_alias_only_where_the_inventory_shows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1.0.0rc4's throughput (000a01de) names only --extra_llm_api_options; 1.2 has no entry (no stored 1.2
+    source shows --config): both get the long name. A release whose options list --config gets --config."""
+    opts = tmp_path / "opts.yml"
+    opts.write_text("print_iter_log: true\n")
+
+    def flag(version: str) -> str:
+        over = {"trtllm": {"version": version, "workflow": "pytorch", "extra_llm_api_options": str(opts)}}
+        where = tmp_path / f"{version}-{len(list(tmp_path.iterdir()))}"
+        where.mkdir()
+        job = plan(where, over).jobs[0]
+        argv = engine.job_steps(job, job.kv_fraction, tmp_path / "r.json")[-1].argv
+        return next(a for a in argv if a in ("--config", "--extra_llm_api_options"))
+
+    assert flag("1.0.0") == "--extra_llm_api_options"
+    assert flag("1.2.0") == "--extra_llm_api_options"
+    data = inventory._load()["1.0.0rc4"]
+    entry = next(o for o in data["commands"]["throughput"]["options"] if o["dest"] == "extra_llm_api_options")
+    monkeypatch.setitem(entry, "names", ["--config", "--extra_llm_api_options"])
+    assert flag("1.0.0") == "--config"
