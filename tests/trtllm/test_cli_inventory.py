@@ -268,3 +268,25 @@ def test_config_alias_only_where_the_inventory_shows_it(
     entry = next(o for o in data["commands"]["throughput"]["options"] if o["dest"] == "extra_llm_api_options")
     monkeypatch.setitem(entry, "names", ["--config", "--extra_llm_api_options"])
     assert flag("1.0.0") == "--config"
+
+
+def test_0_15_and_0_16_build_still_takes_max_seq_length_and_throughput_matches_0_14() -> None:
+    """build.py at 38562657 (version.py "0.16.0.dev2024112600"), read by hand: --max_seq_length,
+    IntRange(min=1) in the RequiredMutuallyExclusiveOptionGroup "Engine Input Configuration" (with --dataset).
+    """
+    for version in ("0.15.0", "0.16.0"):
+        rel = inventory.for_version(version)
+        assert rel is not None and rel.data["source"]["commit"].startswith("38562657")
+        build = rel.options("build")
+        assert "--max_seq_len" not in build and build["--max_seq_length"]["type"] == {"kind": "int", "min": 1}
+        (group,) = rel.exclusive_groups("build")
+        assert sorted(group["options"]) == ["--dataset", "--max_seq_length"]
+        assert _names(version, "throughput") == _names("0.14.0", "throughput")
+
+
+def test_0_13_takes_the_older_0_12_options_and_says_so() -> None:
+    rel = inventory.for_version("0.13.0")
+    assert rel is not None and rel.data["source"]["version_py"] == "0.13.0.dev2024090300"
+    assert "--streaming" not in rel.options("throughput")
+    assert rel.data["commands"]["throughput"]["source"]["commit"].startswith("20709ce")
+    assert "0.12.0" in rel.data["source"]["notes"]
