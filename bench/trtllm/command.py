@@ -10,7 +10,7 @@ after ``throughput`` (they are throughput options, not group options). What chan
 0.17-0.18    + --backend pytorch (experimental), --extra_llm_api_options, --tp/--pp; no --ep (issue #3583)
 0.19-0.21    + --ep; PyTorch opt-in (``--backend pytorch``), default is the TensorRT engine path
 1.0-1.1      default backend pytorch; engines need ``--backend tensorrt``; backend name ``_autodeploy``
-1.2          + ``--config`` alias of --extra_llm_api_options (NVIDIA's 1.2 commands use it)
+1.2          (``--config``, an alias of --extra_llm_api_options, only where the inventory shows it)
 1.3rc        ``build`` and the tensorrt backend are gone
 ===========  ==========================================================================================
 
@@ -50,7 +50,6 @@ SINCE: dict[str, Version] = {
     "model_path": (0, 17),
     "ep": (0, 19),
     "default_backend_pytorch": (1, 0),
-    "config_alias": (1, 2),
     "no_engines": (1, 3),  # build subcommand and the tensorrt backend removed
 }
 
@@ -225,8 +224,7 @@ def _throughput_step(job: Job, kv_fraction: float | None, report: Path) -> Step:
     else:
         argv += ["--backend", _backend_name(t.backend or "pytorch", v)]
     if t.extra_llm_api_options:
-        flag = "--config" if has(v, "config_alias") else "--extra_llm_api_options"
-        argv += [flag, t.extra_llm_api_options]
+        argv += [_llm_api_options_flag(v), t.extra_llm_api_options]
     argv += _limits(job)
     if kv_fraction is not None:
         argv += ["--kv_cache_free_gpu_mem_fraction", f"{kv_fraction:g}"]
@@ -239,6 +237,19 @@ def _throughput_step(job: Job, kv_fraction: float | None, report: Path) -> Step:
     if has(v, "report_json"):
         argv += ["--report_json", str(report)]
     return Step("benchmark", argv, launched=True)
+
+
+def _llm_api_options_flag(version: str) -> str:
+    """``--config`` only where the release's own throughput defines it (bench/trtllm/cli_inventory.yaml).
+
+    The alias came with a pull request opened 2025-11-12 (NVIDIA/TensorRT-LLM#9104); no stored source of
+    1.2.0 shows it, and ``--extra_llm_api_options`` stays a name of the same option after it, so a release
+    without an inventory entry gets the long name, which every release from 0.17 on accepts.
+    """
+    rel = inventory.for_version(version)
+    if rel is not None and "--config" in rel.options("throughput"):
+        return "--config"
+    return "--extra_llm_api_options"
 
 
 def _backend_name(backend: str, version: str) -> str:

@@ -57,5 +57,7 @@ def test_installed_version_of_another_era_stops_the_sweep_before_any_job(tmp_pat
     check = engine(p.sweep.engine).check_installed
     check(p.sweep, "1.2.0rc6")  # same command lines: fine
     check(p.sweep, None)  # unknown (no tensorrt_llm importable): fine
-    with pytest.raises(execute.UserError, match=r"TensorRT-LLM 1\.1\.0 is installed.*config_alias"):
-        check(p.sweep, "1.1.0")
+    with pytest.raises(
+        execute.UserError, match=r"TensorRT-LLM 0\.21\.0 is installed.*default_backend_pytorch"
+    ):
+        check(p.sweep, "0.21.0")

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from bench.sweep import engine
-from bench.trtllm import inventory
+from bench.trtllm import command, inventory
 from tests.sweep.helpers import merge, plan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -201,7 +201,7 @@ SETTINGS = [
     [
         (r.name, wf, s)
         for r, wf, s in itertools.product(inventory.releases(), ["legacy-engine", "pytorch"], SETTINGS)
-        if not (wf == "pytorch" and r.name < "0.17")
+        if not (wf == "pytorch" and command.parse_version(r.name) < command.SINCE["pytorch_backend"])
     ],
 )
 def test_plan_emits_only_options_the_release_defines(
@@ -244,3 +244,49 @@ def test_concurrency_is_skipped_with_the_reason_where_the_release_lacks_it(tmp_p
     p = plan(tmp_path, over)
     assert not p.jobs and p.skipped
     assert "has no --concurrency" in p.skipped[0].reason
+
+
+def test_config_alias_only_where_the_inventory_shows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1.0.0rc4's throughput (000a01de) names only --extra_llm_api_options; 1.2 has no entry (no stored 1.2
+    source shows --config): both get the long name. A release whose options list --config gets --config."""
+    opts = tmp_path / "opts.yml"
+    opts.write_text("print_iter_log: true\n")
+
+    def flag(version: str) -> str:
+        over = {"trtllm": {"version": version, "workflow": "pytorch", "extra_llm_api_options": str(opts)}}
+        where = tmp_path / f"{version}-{len(list(tmp_path.iterdir()))}"
+        where.mkdir()
+        job = plan(where, over).jobs[0]
+        argv = engine.job_steps(job, job.kv_fraction, tmp_path / "r.json")[-1].argv
+        return next(a for a in argv if a in ("--config", "--extra_llm_api_options"))
+
+    assert flag("1.0.0") == "--extra_llm_api_options"
+    assert flag("1.2.0") == "--extra_llm_api_options"
+    data = inventory._load()["1.0.0rc4"]
+    entry = next(o for o in data["commands"]["throughput"]["options"] if o["dest"] == "extra_llm_api_options")
+    monkeypatch.setitem(entry, "names", ["--config", "--extra_llm_api_options"])
+    assert flag("1.0.0") == "--config"
+
+
+def test_0_15_and_0_16_build_still_takes_max_seq_length_and_throughput_matches_0_14() -> None:
+    """build.py at 38562657 (version.py "0.16.0.dev2024112600"), read by hand: --max_seq_length,
+    IntRange(min=1) in the RequiredMutuallyExclusiveOptionGroup "Engine Input Configuration" (with --dataset).
+    """
+    for version in ("0.15.0", "0.16.0"):
+        rel = inventory.for_version(version)
+        assert rel is not None and rel.data["source"]["commit"].startswith("38562657")
+        build = rel.options("build")
+        assert "--max_seq_len" not in build and build["--max_seq_length"]["type"] == {"kind": "int", "min": 1}
+        (group,) = rel.exclusive_groups("build")
+        assert sorted(group["options"]) == ["--dataset", "--max_seq_length"]
+        assert _names(version, "throughput") == _names("0.14.0", "throughput")
+
+
+def test_0_13_takes_the_older_0_12_options_and_says_so() -> None:
+    rel = inventory.for_version("0.13.0")
+    assert rel is not None and rel.data["source"]["version_py"] == "0.13.0.dev2024090300"
+    assert "--streaming" not in rel.options("throughput")
+    assert rel.data["commands"]["throughput"]["source"]["commit"].startswith("20709ce")
+    assert "0.12.0" in rel.data["source"]["notes"]

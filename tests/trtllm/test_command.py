@@ -100,8 +100,9 @@ def test_prepare_dataset_equivalent_names_the_same_parameters(tmp_path: Path) ->
 
 @pytest.mark.parametrize(
     ("version", "feature", "expected"),
-    [("0.18.1", "ep", False), ("0.19.0", "ep", True), ("1.1.0", "config_alias", False),
-     ("1.2.0rc6", "config_alias", True), ("0.12.0", "report_json", False), ("1.3.0rc26", "no_engines", True)],
+    [("0.18.1", "ep", False), ("0.19.0", "ep", True), ("0.21.0", "default_backend_pytorch", False),
+     ("1.0.0", "default_backend_pytorch", True), ("0.12.0", "report_json", False),
+     ("1.3.0rc26", "no_engines", True)],
 )  # fmt: skip
 def test_version_table_follows_the_reference_notes(version: str, feature: str, expected: bool) -> None:
     assert command.has(version, feature) is expected
