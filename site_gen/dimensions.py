@@ -145,6 +145,9 @@ LIMITS: tuple[Limit, ...] = (
 )
 
 
+BY_LIMIT: dict[str, Limit] = {lim.key: lim for lim in LIMITS}
+
+
 def mask(df: pd.DataFrame, filters: Filters) -> pd.Series:
     """Rows matching every filter (values compared as text, as the page script does)."""
     import pandas as pd
