@@ -6,6 +6,7 @@
 - $ per million output tokens on two crafted runs, hand-worked: price × GPUs / (output tok/s × 3600) × 10^6
   1 GPU, 1,000 tok/s at $2.00/h: 2 × 1 / 3,600,000 × 10^6 = 0.5556; at $3.50/h: 0.9722;
   8 GPUs, 20,000 tok/s at $3.50/h: 3.5 × 8 / 72,000,000 × 10^6 = 0.3889; at $2.00/h: 0.2222.
+  The cells are plain numbers in the page's format; the header names the currency and the price.
 """
 
 from __future__ import annotations
@@ -163,8 +164,8 @@ def test_cost_per_million_tokens_follows_the_price_box_and_the_url(cost_url: str
     got = costs(page, "$ per 1M output tokens")
     assert got == {
         "head": "$ per 1M output tokens at your $2.00/GPU-h",
-        "1,000": "$0.5556",
-        "20,000": "$0.2222",
+        "1,000": "0.5556",
+        "20,000": "0.2222",
     }
     assert "Derived from your $/GPU-hour price" in page.get_attribute("th:has([data-key=cost_per_mtok])", "title")
     assert "price" not in page.url  # the default stays out of the URL
@@ -174,8 +175,8 @@ def test_cost_per_million_tokens_follows_the_price_box_and_the_url(cost_url: str
     got = costs(page, "$ per 1M output tokens")
     assert got == {
         "head": "$ per 1M output tokens at your $3.50/GPU-h",
-        "1,000": "$0.9722",
-        "20,000": "$0.3889",
+        "1,000": "0.9722",
+        "20,000": "0.3889",
     }
 
     # the CSV: the unrounded figure under the same header
@@ -188,12 +189,12 @@ def test_cost_per_million_tokens_follows_the_price_box_and_the_url(cost_url: str
 
     page.reload()
     page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
-    assert price.input_value() == "3.50" and costs(page, "$")["20,000"] == "$0.3889"
+    assert price.input_value() == "3.50" and costs(page, "$")["20,000"] == "0.3889"
 
     # Korean: the same figure, in the page's number format
     ko = watched.open(f"{cost_url}/ko/explorer.html?price=3.5")
     t = table(ko)
     head = next(h for h in t["head"] if "100만" in h)
     assert "US$3.50" in head
-    assert {r["출력 토큰/초 (전체 GPU)"]: r[head] for r in t["rows"]} == {"1,000": "US$0.9722", "20,000": "US$0.3889"}
+    assert {r["출력 토큰/초 (전체 GPU)"]: r[head] for r in t["rows"]} == {"1,000": "0.9722", "20,000": "0.3889"}
     assert watched.errors == [] and watched.external == []

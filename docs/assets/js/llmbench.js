@@ -720,8 +720,9 @@
   // a new one per call, which made rendering the table's ~1,000 numeric cells a large part of a filter change.
   const NUMBER = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 });
   const COUNT = new Intl.NumberFormat(LOCALE);
-  // $ per million output tokens: 3-4 significant digits ($0.5556, $2.49, $40.18); the price as $2.00.
-  const COST = new Intl.NumberFormat(LOCALE, { style: "currency", currency: "USD", minimumSignificantDigits: 3, maximumSignificantDigits: 4 });
+  // $ per million output tokens: 3-4 significant digits (0.5556, 2.49, 40.18; most are below one dollar, so
+  // the table's one decimal would say 0.6 or 0); the header names the currency and the price ($2.00).
+  const COST = new Intl.NumberFormat(LOCALE, { minimumSignificantDigits: 3, maximumSignificantDigits: 4 });
   const USD = new Intl.NumberFormat(LOCALE, { style: "currency", currency: "USD" });
 
   // site_gen.latency_views.cost_per_million_tokens: price × GPUs / (output tokens/s × 3600 s/h) × 10^6
