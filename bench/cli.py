@@ -305,6 +305,24 @@ def list_cmd(
     osl: int = typer.Option(None, "--osl", help="Output sequence length."),
     tp: int = typer.Option(None, "--tp", help="Tensor-parallel size."),
     source: str = typer.Option(None, "--source", help="Publisher (KISTI, NVIDIA) or measured/published."),
+    tpot_max: float = typer.Option(
+        None,
+        "--tpot-max",
+        min=0,
+        help="Only runs with a mean TPOT of at most this many ms (runs without: out).",
+    ),
+    ttft_max: float = typer.Option(
+        None,
+        "--ttft-max",
+        min=0,
+        help="Only runs with a mean TTFT of at most this many ms (runs without: out).",
+    ),
+    user_min: float = typer.Option(
+        None,
+        "--user-min",
+        min=0,
+        help="Only runs with at least this many output tok/s per user (runs without: out).",
+    ),
     limit: int = typer.Option(200, "--limit", help="Show at most this many runs (0: all)."),
     results_dir: Path = RESULTS_DIR,
     db: Path = DB_PATH,
@@ -316,7 +334,9 @@ def list_cmd(
     if listing.is_stale(results_dir, db):
         report = ingest(results_dir, db)
         err.print(f"ingested {report.runs:,} run(s) from {report.files} file(s) into {db}")
-    filters = listing.Filters(gpu, model, precision, isl, osl, tp, source)
+    filters = listing.Filters(
+        gpu, model, precision, isl, osl, tp, source, tpot_max=tpot_max, ttft_max=ttft_max, user_min=user_min
+    )
     rows, total = listing.query(db, filters, limit or None)
     if not rows:
         hint = listing.no_match_hint(filters)

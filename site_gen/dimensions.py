@@ -5,13 +5,16 @@ docs, and whether several values may be chosen at once. The same table feeds the
 data, the filter bar and URL state in ``llmbench.js``, the chart markers' fixed filters and the docs
 (``docs/dev/architecture.md`` lists it; a test checks that it does). ``mask`` is the one rule for which
 rows a set of filters keeps, in Python (starting filters, chart markers) as in the page script.
+
+``LIMITS`` are the explorer's numeric latency filters ("TPOT ≤ 50 ms"), kept in the URL beside the
+dimensions; ``llmbench list`` takes the same ones (``--tpot-max`` ...).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -90,6 +93,59 @@ def get(key: str) -> Dimension:
         return BY_KEY[key]
     except KeyError:
         raise KeyError(f"unknown filter dimension {key!r}; known: {', '.join(BY_KEY)}") from None
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A numeric filter on a latency figure ("TPOT ≤ 50 ms"): a run passes when its figure is within the
+    bound; a run without the figure (most published tables give only peak throughput) never passes."""
+
+    key: str  # name in URLs: ?tpot_max=50
+    label: str  # before the number box, e.g. "TPOT ≤"
+    column: str  # column of the runs table
+    bound: Literal["max", "min"]  # max: figure <= value; min: figure >= value
+    unit: str  # after the number box ("ms"; "" for a rate)
+    help: str = ""
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+    @property
+    def sql(self) -> str:
+        """The condition with one parameter; NULL (no figure) fails it, as on the page."""
+        return f"{self.column} {'<=' if self.bound == 'max' else '>='} ?"
+
+
+# The explorer's latency filters, beside the dimensions in its filter bar and URL (issue 15).
+LIMITS: tuple[Limit, ...] = (
+    Limit(
+        "tpot_max",
+        "TPOT ≤",
+        "tpot_ms_avg",
+        "max",
+        "ms",
+        help="Time per output token after the first, mean over the run's requests.",
+    ),
+    Limit(
+        "ttft_max",
+        "TTFT ≤",
+        "ttft_ms_avg",
+        "max",
+        "ms",
+        help="Time to first token, mean over the run's requests.",
+    ),
+    Limit(
+        "user_min",
+        "Tok/s per user ≥",
+        "output_tps_per_user",
+        "min",
+        "",
+        help="Output tokens/s each user sees (interactivity).",
+    ),
+)
+
+
+BY_LIMIT: dict[str, Limit] = {lim.key: lim for lim in LIMITS}
 
 
 def mask(df: pd.DataFrame, filters: Filters) -> pd.Series:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.contract import registry
+from site_gen.dimensions import BY_LIMIT
 
 # (header, column, kind) in table order; kind: text (may wrap), short (never wraps), int, num.
 # "parallel" is computed from tp, pp, ep and attention_dp.
@@ -26,6 +27,8 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("Out tok/s", "output_tps", "num"),
     ("/GPU", "output_tps_per_gpu", "num"),
     ("/user", "output_tps_per_user", "num"),
+    ("TTFT ms", "ttft_ms_avg", "num"),
+    ("TPOT ms", "tpot_ms_avg", "num"),
     ("TRT-LLM", "engine_version", "short"),
     ("Source", "publisher", "short"),
 ]
@@ -59,6 +62,10 @@ class Filters:
     osl: int | None = None
     tp: int | None = None
     source: str | None = None
+    # the site's latency filters (site_gen.dimensions.LIMITS, same names): a run without the figure fails
+    tpot_max: float | None = None
+    ttft_max: float | None = None
+    user_min: float | None = None
 
     def describe(self) -> str:
         parts = [
@@ -108,6 +115,10 @@ def _where(f: Filters) -> tuple[str, list[Any]]:
     if f.source:
         conds.append("(publisher ILIKE ? OR source_kind ILIKE ? OR source_title ILIKE ?)")
         params += [f"%{f.source}%"] * 3
+    for key, limit in BY_LIMIT.items():
+        if getattr(f, key) is not None:
+            conds.append(limit.sql)
+            params.append(getattr(f, key))
     return (" WHERE " + " AND ".join(conds)) if conds else "", params
 
 

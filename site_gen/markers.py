@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from site_gen import dataset, i18n
-from site_gen.dimensions import DIMENSIONS, Filters, mask, release_label
+from site_gen.dimensions import DIMENSIONS, LIMITS, Filters, mask, release_label
 from site_gen.dimensions import get as dimension
 from site_gen.queries import OVER_BOUND, within_bound
 
@@ -297,11 +297,15 @@ class Page:
         sub = self._subset(mk.filters)
         if box := self._empty(mk, sub):
             return box
+        from site_gen.latency_views import DEFAULT_PRICE, PRICE_KEY
+
         return self._scope(
             "explorer.html.j2",
             mk,
             DIMENSIONS,
             {},
+            limits=limits(sub, self.site.cat),
+            price={"key": PRICE_KEY, "default": DEFAULT_PRICE},
             table=json.dumps(table_columns(self.site.runs.columns, self.site.cat)),
             presets=[] if mk.filters else presets(sub, self.site.cat),
             charts=[
@@ -396,6 +400,20 @@ def reserved_height(spec: str) -> int | None:
     return height + CHART_CHROME_PX if isinstance(height, int | float) else None
 
 
+def limits(sub: pd.DataFrame, cat: i18n.Catalogue) -> list[dict[str, Any]]:
+    """The latency filters (``dimensions.LIMITS``) whose figure some run of the scope has (the A100 page,
+    published peak figures only, gets none), labelled in the catalogue's language."""
+    out = []
+    for lim in LIMITS:
+        if lim.column not in sub or not sub[lim.column].notna().any():
+            continue
+        d = lim.as_json()
+        d["label"] = cat.messages.get(f"limits.{lim.key}.label", lim.label)
+        d["help"] = cat.messages.get(f"limits.{lim.key}.help", lim.help)
+        out.append(d)
+    return out
+
+
 def static_bar(
     sub: pd.DataFrame, dims: Any, defaults: Filters, cat: i18n.Catalogue | None = None
 ) -> list[dict[str, Any]]:
@@ -410,6 +428,11 @@ def static_bar(
     return out
 
 
+# $ per million output tokens, derived in the page from the reader's $/GPU-hour price and each run's
+# n_gpus and output_tps (site_gen.latency_views.cost_per_million_tokens is the same formula); no column of
+# the data, so the column is marked "derived" and the page script computes it.
+COST = "cost_per_mtok"
+
 # The explorer table's columns, throughput first (what a reader came for, visible without scrolling
 # sideways on a phone), then the configuration, the source and the run card. The page script hides the
 # columns whose value is the same for every run of the page (unless "always"); the CSV keeps them all.
@@ -423,6 +446,14 @@ TABLE: tuple[tuple[str, str, bool, bool, str], ...] = (
         "Output tokens/s divided by the run's GPU count",
     ),
     ("output_tps", "Output tok/s (all GPUs)", True, True, "Output tokens/s over all GPUs of the run"),
+    (
+        COST,
+        "$ per 1M output tokens at your {price}/GPU-h",
+        True,
+        True,
+        "Derived from your $/GPU-hour price (the box above the table; an assumption, not a published"
+        " figure): price × GPUs / (output tokens/s × 3600) × 10^6",
+    ),
     ("gpu", "GPU", False, False, ""),
     ("model_name", "Model", False, False, ""),
     (
@@ -486,6 +517,8 @@ def table_columns(columns: Any, cat: i18n.Catalogue | None = None) -> list[dict[
         for k, label, num, always, help_ in rows
     ]
     for col in out:
+        if col["key"] == COST:
+            col["derived"] = "cost"  # llmbench.js: price × n_gpus / (output_tps × 3600) × 10^6
         if col["key"] == "run_id":
             col["card"] = True  # llmbench.js links the cell to the run card
         if col["key"] == "pct_of_bound" and OVER_BOUND in columns:

@@ -95,3 +95,40 @@ def test_parallel_label_uses_nvidias_notation(
     tp: int, pp: int, ep: int | None, adp: bool, label: str
 ) -> None:
     assert parallel_label(tp, pp, ep, adp) == label
+
+
+def _latency_figures() -> list[dict]:
+    """Every run's metrics as the committed result files write them (the files naming a latency figure;
+    read with plain YAML, not through the ingest)."""
+    import yaml
+
+    out = []
+    for path in sorted((Path(__file__).parents[2] / "results").rglob("*.yaml")):
+        if "sources" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "tpot_ms:" in text or "output_tokens_per_s_per_user" in text:
+            out += [r["metrics"] for r in yaml.safe_load(text)["runs"]]
+    return out
+
+
+def test_latency_filters_keep_the_runs_within_them_and_none_without_the_figure(real_db: Path, runner) -> None:
+    figures = _latency_figures()
+    tpot = [m["tpot_ms"]["avg"] for m in figures if "tpot_ms" in m]
+    within = sum(1 for t in tpot if t <= 72)
+    assert 0 < within < len(tpot)  # the limit cuts the measured runs
+    rows, total = query(real_db, Filters(tpot_max=72), limit=None)
+    assert total == len(rows) == within and all(r["tpot_ms_avg"] <= 72 for r in rows)
+    # per-user: NVIDIA's 0.18 DeepSeek tables give it without TPOT; both bounds at once
+    per_user = [m.get("output_tokens_per_s_per_user") for m in figures]
+    assert sum(1 for u in per_user if u is not None and u >= 100) == query(real_db, Filters(user_min=100))[1]
+    both = sum(
+        1
+        for m in figures
+        if "tpot_ms" in m and m["tpot_ms"]["avg"] <= 72 and m["ttft_ms"]["avg"] <= 500
+        and m["output_tokens_per_s_per_user"] >= 14
+    )  # fmt: skip
+    assert both == query(real_db, Filters(tpot_max=72, ttft_max=500, user_min=14))[1] > 0
+    out = _list(runner, Path(__file__).parents[2] / "results", real_db, "--tpot-max", "72")
+    assert out.exit_code == 0, out.output
+    assert f"{within} run(s) (filters: tpot_max=72.0)" in out.output and "TPOT ms" in out.output

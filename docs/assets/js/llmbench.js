@@ -47,9 +47,11 @@
     titleJoin: say("titleJoin")(),
     dataTable: say("dataTable")(),
     dataTableCut: (max, n) => say("dataTableCut")({ max, n }),
+    limitHidden: (n) => say("limitHidden")({ n }),
   };
   // Numbers in the page's language (<html lang>: "en", "ko"); the catalogue's language when it has none.
   const LOCALE = document.documentElement.lang || I18N.lang || "en";
+  const LIMIT_DELAY_MS = 600; // a latency filter applies this long after the last keystroke
   const DATA_TABLE_MAX = 1000; // rows of a chart's data table (one-point-per-run charts can have thousands)
   // The chart libraries and the planner load only on pages that use them (this script is the one loaded
   // on every page); paths are relative to this script, so they work from any page and from file://.
@@ -161,15 +163,25 @@
     });
   }
 
-  function stateFromQuery(dims, search, defaults) {
+  // ``keys``: the filter dimensions and the latency limits (site_gen.dimensions.LIMITS: {key, bound}),
+  // whose one value must be a number >= 0 (anything else in the URL is ignored).
+  function stateFromQuery(keys, search, defaults) {
     const params = new URLSearchParams(search);
-    if (!dims.some((d) => params.has(d.key))) return clone(defaults);
+    if (!keys.some((d) => params.has(d.key))) return clone(defaults);
     const state = {};
-    for (const d of dims) {
-      const values = params.getAll(d.key).filter((v) => v !== "*");
+    for (const d of keys) {
+      let values = params.getAll(d.key).filter((v) => v !== "*");
+      if (d.bound) values = values.slice(0, 1).filter((v) => limitValue(v) !== null);
       if (values.length) state[d.key] = values;
     }
     return state;
+  }
+
+  // A limit's or price's text as a number >= 0, else null.
+  function limitValue(text) {
+    if (text === null || text === undefined || String(text).trim() === "") return null;
+    const v = Number(text);
+    return Number.isFinite(v) && v >= 0 ? v : null;
   }
 
   function queryFromState(dims, state, defaults) {
@@ -225,6 +237,10 @@
       this.bar = root.querySelector(".lb-filterbar");
       this.dims = json(this.bar, "data-lb-dims", []);
       this.defaults = json(this.bar, "data-lb-defaults", {});
+      this.limitBox = root.querySelector(".lb-limits");
+      this.limits = this.limitBox ? json(this.limitBox, "data-lb-limits", []) : [];
+      this.priceCfg = this.limitBox ? json(this.limitBox, "data-lb-price", null) : null;
+      this.keys = [...this.dims, ...this.limits]; // what the URL's filter state holds
       this.tableCols = json(root, "data-lb-table", null);
       this.table = root.querySelector("table.lb-table");
       this.sort = null;
@@ -249,13 +265,20 @@
         this.index[d.key] = pos;
         this.codes[d.key] = codes;
       }
-      this.state = this.ownsUrl ? stateFromQuery(this.dims, location.search, this.defaults) : clone(this.defaults);
+      // each latency limit's figure per row (NaN: the run has none), read once
+      this.figures = {};
+      for (const l of this.limits) {
+        this.figures[l.key] = Float64Array.from(this.all, (r) => (r[l.column] === null || r[l.column] === undefined ? NaN : Number(r[l.column])));
+      }
+      this.state = this.ownsUrl ? stateFromQuery(this.keys, location.search, this.defaults) : clone(this.defaults);
+      this.price = this.priceCfg ? this.urlPrice() : null;
       this.buildBar();
+      this.initLimits();
       this.root.querySelectorAll(".lb-preset").forEach((a) =>
         a.addEventListener("click", (ev) => {
           ev.preventDefault();
           ev.stopPropagation(); // keep Material's instant navigation from reloading the page
-          this.setState(stateFromQuery(this.dims, new URL(a.href).search, {}), true);
+          this.setState(stateFromQuery(this.keys, new URL(a.href).search, {}), true);
         })
       );
       const download = this.root.querySelector(".lb-download");
@@ -316,6 +339,70 @@
       this.bar.append(reset);
     }
 
+    // The latency limits and the price (drawn by the build, disabled until now): a limit is a filter (a
+    // change is a new history entry); the price only recomputes the cost column (the URL entry is replaced,
+    // as the Pareto view's price box does: ?price= is shared with it).
+    initLimits() {
+      if (!this.limitBox) return;
+      this.limitInputs = {};
+      for (const l of this.limits) {
+        const input = this.limitBox.querySelector(`.lb-limit[data-key="${l.key}"] input`);
+        if (!input) continue;
+        input.disabled = false;
+        // applied when the reader pauses typing, presses Enter or leaves the box; once per value
+        let timer = null;
+        const commit = () => {
+          clearTimeout(timer);
+          const v = limitValue(input.value);
+          if (v === limitValue((this.state[l.key] || [])[0])) return;
+          const next = clone(this.state);
+          if (v === null) delete next[l.key];
+          else next[l.key] = [String(v)];
+          this.setState(next, true);
+        };
+        input.addEventListener("input", () => {
+          clearTimeout(timer);
+          timer = setTimeout(commit, LIMIT_DELAY_MS);
+        });
+        input.addEventListener("change", commit);
+        this.limitInputs[l.key] = input;
+      }
+      const price = this.limitBox.querySelector(".lb-price input");
+      if (price && this.priceCfg) {
+        price.disabled = false;
+        price.value = this.price.toFixed(2);
+        price.addEventListener("input", () => {
+          const v = limitValue(price.value);
+          if (v === null) return;
+          this.setPrice(v);
+          if (!this.ownsUrl) return;
+          const params = new URLSearchParams(location.search);
+          if (v === this.priceCfg.default) params.delete(this.priceCfg.key);
+          else params.set(this.priceCfg.key, String(v));
+          const q = params.toString();
+          history.replaceState(history.state, "", location.pathname + (q ? "?" + q : "") + location.hash);
+          syncLanguageLinks();
+        });
+        this.priceInput = price;
+      }
+    }
+
+    urlPrice() {
+      const v = this.ownsUrl ? limitValue(new URLSearchParams(location.search).get(this.priceCfg.key)) : null;
+      return v === null ? this.priceCfg.default : v;
+    }
+
+    // A new price: the cost column's header and cells (its order does not change: cost is proportional).
+    setPrice(v) {
+      this.price = v;
+      if (this.priceInput && limitValue(this.priceInput.value) !== v) this.priceInput.value = v.toFixed(2);
+      if (!this.tbody) return;
+      this.cols.forEach((c, i) => {
+        if (c.derived) this.headers[i].querySelector(".lb-sort").textContent = this.colLabel(c);
+      });
+      this.drawRows();
+    }
+
     toggle(box, open) {
       for (const w of Object.values(this.widgets)) {
         const show = open && w.box === box;
@@ -334,7 +421,7 @@
     setState(state, push) {
       this.state = state;
       if (this.ownsUrl && push) {
-        const query = withOtherParams(queryFromState(this.dims, state, this.defaults), this.dims);
+        const query = withOtherParams(queryFromState(this.keys, state, this.defaults), this.keys);
         const url = location.pathname + query + location.hash;
         if (url !== location.pathname + location.search + location.hash) history.pushState(null, "", url);
         syncLanguageLinks();
@@ -355,10 +442,17 @@
         for (const v of chosen) if (pos.has(String(v))) ok[pos.get(String(v))] = 1;
         active.push([d.key, ok, this.codes[d.key]]);
       }
+      // latency limits: a run outside one, or without its figure, is out for every count too
+      const limits = [];
+      for (const l of this.limits) {
+        const v = limitValue((this.state[l.key] || [])[0]);
+        if (v !== null) limits.push([this.figures[l.key], v, l.bound === "max"]);
+      }
       const counts = {};
       for (const d of this.dims) counts[d.key] = new Int32Array(this.values[d.key].length);
       const keys = this.dims.map((d) => d.key);
       const rows = [];
+      let missing = 0; // runs the dimensions keep but a limit hides for want of its figure
       for (let i = 0; i < this.all.length; i++) {
         let failed = null, fails = 0;
         for (const [key, ok, codes] of active) {
@@ -367,6 +461,19 @@
             if (++fails > 1) break;
           }
         }
+        let out = 0; // 0: within every limit, 1: outside one, 2: lacks a figure
+        for (const [figures, v, max] of limits) {
+          const x = figures[i];
+          if (x !== x) {
+            out = 2;
+            break;
+          }
+          if (max ? x > v : x < v) out = 1;
+        }
+        if (out) {
+          if (out === 2 && fails === 0) missing++;
+          continue;
+        }
         if (fails === 0) {
           rows.push(this.all[i]);
           for (const key of keys) if (this.codes[key][i] >= 0) counts[key][this.codes[key][i]]++;
@@ -374,7 +481,7 @@
           counts[failed][this.codes[failed][i]]++;
         }
       }
-      return { rows, counts };
+      return { rows, counts, missing, limited: limits.length > 0 };
     }
 
     syncWidgets(counts) {
@@ -393,13 +500,23 @@
         w.shown.textContent = list.length === 0 ? UI.allValue : list.length === 1 ? list[0] : UI.selected(list.length);
         w.box.classList.toggle("lb-active", list.length > 0);
       }
+      for (const [key, input] of Object.entries(this.limitInputs || {})) {
+        const v = (this.state[key] || [])[0];
+        if (limitValue(input.value) !== limitValue(v)) input.value = v === undefined ? "" : v;
+        input.parentElement.classList.toggle("lb-active", v !== undefined);
+      }
     }
 
     // The filter bar's values and counts, the "N of M runs" line and the table for the current state.
     refresh() {
-      const { rows, counts } = this.filterAndCount();
+      const { rows, counts, missing, limited } = this.filterAndCount();
       this.rows = rows;
       this.syncWidgets(counts);
+      const note = this.root.querySelector(".lb-limit-note");
+      if (note) {
+        note.hidden = !limited;
+        note.textContent = limited ? UI.limitHidden(COUNT.format(missing)) : "";
+      }
       const count = this.root.querySelector(".lb-count");
       if (count) {
         count.textContent = UI.count(COUNT.format(this.rows.length), COUNT.format(this.all.length));
@@ -423,10 +540,31 @@
       this.root.dispatchEvent(new CustomEvent("llmbench:rendered", { bubbles: true, detail: { ms } }));
     }
 
+    // A cell's value: the run's column, or one derived from it (the cost at the reader's price).
+    value(r, c) {
+      if (c.derived === "cost") {
+        return r.output_tps > 0 && r.n_gpus >= 1 ? costPerMillion(this.price ?? 0, r.n_gpus, r.output_tps) : null;
+      }
+      return r[c.key];
+    }
+
+    colLabel(c) {
+      return c.derived === "cost" ? fill(c.label, { price: USD.format(this.price ?? 0) }) : c.label;
+    }
+
+    cellText(r, c) {
+      const v = this.value(r, c);
+      if (c.derived === "cost" && v !== null) return COST.format(v);
+      return cell(v, c.numeric);
+    }
+
     sortedRows() {
       if (!this.sort) return this.rows;
-      const { key, dir, numeric } = this.sort;
-      const val = (r) => (numeric ? (r[key] === null ? -Infinity : Number(r[key])) : String(r[key] ?? ""));
+      const { col, dir, numeric } = this.sort;
+      const val = (r) => {
+        const v = this.value(r, col);
+        return numeric ? (v === null || v === undefined ? -Infinity : Number(v)) : String(v ?? "");
+      };
       // keys computed once per row (not per comparison): sorting 4,345 rows takes a few milliseconds
       const keyed = this.rows.map((r) => [val(r), r]);
       keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) * dir);
@@ -439,8 +577,8 @@
     tableColumns() {
       if (this.all.length < 2) return this.tableCols;
       const varies = (c) => {
-        const first = this.all[0][c.key] ?? null;
-        return this.all.some((r) => (r[c.key] ?? null) !== first);
+        const first = this.value(this.all[0], c) ?? null;
+        return this.all.some((r) => (this.value(r, c) ?? null) !== first);
       };
       return this.tableCols.filter((c) => c.always || varies(c));
     }
@@ -456,11 +594,11 @@
       this.headers = this.cols.map((c) => {
         const th = el("th", { scope: "col", "aria-sort": "none" });
         if (c.help) th.title = c.help;
-        const b = el("button", { type: "button", class: "lb-sort", "data-key": c.key }, c.label);
+        const b = el("button", { type: "button", class: "lb-sort", "data-key": c.key }, this.colLabel(c));
         b.addEventListener("click", () => {
           const t0 = performance.now();
           const dir = this.sort && this.sort.key === c.key ? -this.sort.dir : c.numeric ? -1 : 1;
-          this.sort = { key: c.key, dir, numeric: c.numeric };
+          this.sort = { key: c.key, col: c, dir, numeric: c.numeric };
           this.renderTable();
           api.lastTableMs = performance.now() - t0;
         });
@@ -536,7 +674,7 @@
         if (c.card && r[c.key]) {
           td.append(el("a", { href: this.cardHref(r[c.key]), class: "lb-card-link" }, String(r[c.key])));
         } else {
-          td.textContent = cell(r[c.key], c.numeric);
+          td.textContent = this.cellText(r, c);
         }
         // A flagged figure (e.g. above its speed-of-light bound): marked by CSS, the reason as its title.
         if (c.flag && r[c.flag]) {
@@ -555,8 +693,8 @@
     // The whole selection as the table shows it (sorted, formatted): what a reader reaches by scrolling.
     tableText() {
       return {
-        head: this.cols.map((c) => c.label),
-        rows: (this.sorted || []).map((r) => this.cols.map((c) => (c.card ? String(r[c.key] ?? "") : cell(r[c.key], c.numeric)))),
+        head: this.cols.map((c) => this.colLabel(c)),
+        rows: (this.sorted || []).map((r) => this.cols.map((c) => (c.card ? String(r[c.key] ?? "") : this.cellText(r, c)))),
       };
     }
 
@@ -567,8 +705,8 @@
         if (/^[=+\-@\t\r]/.test(s) && isNaN(Number(s))) s = "'" + s; // no spreadsheet formulas from data
         return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
       };
-      const lines = [cols.map((c) => quote(c.label)).join(",")];
-      for (const r of this.sortedRows()) lines.push(cols.map((c) => quote(r[c.key])).join(","));
+      const lines = [cols.map((c) => quote(this.colLabel(c))).join(",")];
+      for (const r of this.sortedRows()) lines.push(cols.map((c) => quote(this.value(r, c))).join(","));
       const blob = new Blob([lines.join("\r\n") + "\r\n"], { type: "text/csv;charset=utf-8" });
       const a = el("a", { href: URL.createObjectURL(blob), download: "llmbench-runs.csv" });
       document.body.append(a);
@@ -582,6 +720,15 @@
   // a new one per call, which made rendering the table's ~1,000 numeric cells a large part of a filter change.
   const NUMBER = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 });
   const COUNT = new Intl.NumberFormat(LOCALE);
+  // $ per million output tokens: 3-4 significant digits (0.5556, 2.49, 40.18; most are below one dollar, so
+  // the table's one decimal would say 0.6 or 0); the header names the currency and the price ($2.00).
+  const COST = new Intl.NumberFormat(LOCALE, { minimumSignificantDigits: 3, maximumSignificantDigits: 4 });
+  const USD = new Intl.NumberFormat(LOCALE, { style: "currency", currency: "USD" });
+
+  // site_gen.latency_views.cost_per_million_tokens: price × GPUs / (output tokens/s × 3600 s/h) × 10^6
+  function costPerMillion(price, gpus, outputTps) {
+    return ((price * gpus) / (outputTps * 3600)) * 1e6;
+  }
 
   function cell(v, numeric) {
     if (v === null || v === undefined) return "–";
@@ -1246,7 +1393,10 @@
       if (c.view.signal(name) !== c.urlSignal()) c.view.signal(name, c.urlSignal()).runAsync();
     }
     const scope = scopes.find((s) => s.ownsUrl);
-    if (scope && scope.all) scope.setState(stateFromQuery(scope.dims, location.search, scope.defaults), false);
+    if (scope && scope.all) {
+      if (scope.priceCfg) scope.setPrice(scope.urlPrice());
+      scope.setState(stateFromQuery(scope.keys, location.search, scope.defaults), false);
+    }
   });
 
   // The language switch (Material's header; the build links each language's home, en: index.html,
