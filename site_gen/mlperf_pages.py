@@ -246,7 +246,10 @@ def render(
     link = f'<a href="{e(sources_url)}">{e(SOURCES)}</a>'
     fallback = _html(cat, "mlperf.fallback", n=e(f"{len(rows):,}"), sources=link)
     filters = "".join(_select(c, cat.t(f"mlperf.col.{key}"), rows, cat) for c, key in FILTERS)
-    t = lambda key: e(cat.t(f"mlperf.{key}"))  # noqa: E731
+
+    def t(key: str) -> str:
+        return e(cat.t(f"mlperf.{key}"))
+
     body = f"""<p class="mlperf-fallback" data-mlperf-fallback>{fallback}</p>
 <div class="mlperf" data-mlperf hidden {attrs}>
 <div class="mlperf-filters">{filters}</div>
