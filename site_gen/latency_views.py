@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import altair as alt
 
+from site_gen import i18n
 from site_gen.charts import DATA_NAME, ChartContext
 from site_gen.views import COMMON, register, widest
 
@@ -29,9 +30,12 @@ if TYPE_CHECKING:
 DEFAULT_PRICE = 2.00  # $/GPU-hour: an assumption the reader replaces; no price is looked up
 PRICE_PARAM = "gpu_hour_price"
 PRICE_KEY = "price"  # the page URL's parameter (?price=2.5): the page script restores and writes it
+# The chart's words are English here, read from the English catalogue so that the build's mapping onto
+# the page's language (markers.localize, keyed on the English text) cannot drift from them.
+EN = i18n.load(i18n.DEFAULT).t
 # Two short lines: one long line ran past the chart's edge on a phone.
-X_TITLE = ["Output tokens/s per user", "(interactivity, ≈ 1000 / TPOT in ms)"]
-Y_TITLE = "Output tokens/s per GPU"
+X_TITLE = [EN("chart.output_tps_per_user"), EN("chart.interactivity_line2")]
+Y_TITLE = EN("chart.output_tps_per_gpu")
 SERIES = ("gpu", "engine", "precision", "workload")
 
 
@@ -111,15 +115,15 @@ def _frontier(base: alt.Chart) -> alt.Chart:
 
 def _tooltip() -> list[alt.Tooltip]:
     return [
-        alt.Tooltip("series:N", title="GPU · engine · precision · ISL/OSL"),
-        alt.Tooltip("publisher:N", title="Source"),
-        alt.Tooltip("tp:Q", title="TP"),
-        alt.Tooltip("concurrency:Q", title="Concurrency"),
-        alt.Tooltip("output_tps_per_user:Q", title="Output tok/s per user", format=",.1f"),
-        alt.Tooltip("output_tps_per_gpu:Q", title="Output tok/s per GPU", format=",.0f"),
-        alt.Tooltip("ttft_ms_avg:Q", title="TTFT mean (ms)", format=",.1f"),
-        alt.Tooltip("tpot_ms_avg:Q", title="TPOT mean (ms)", format=",.2f"),
-        alt.Tooltip("cost:Q", title="$ per 1M output tokens (derived from your $/GPU-hour)", format="$,.2f"),
+        alt.Tooltip("series:N", title=EN("chart.series")),
+        alt.Tooltip("publisher:N", title=EN("table.publisher.label")),
+        alt.Tooltip("tp:Q", title=EN("table.tp.label")),
+        alt.Tooltip("concurrency:Q", title=EN("table.concurrency.label")),
+        alt.Tooltip("output_tps_per_user:Q", title=EN("chart.output_tok_per_user"), format=",.1f"),
+        alt.Tooltip("output_tps_per_gpu:Q", title=EN("table.output_tps_per_gpu.label"), format=",.0f"),
+        alt.Tooltip("ttft_ms_avg:Q", title=EN("table.ttft_ms_avg.label"), format=",.1f"),
+        alt.Tooltip("tpot_ms_avg:Q", title=EN("table.tpot_ms_avg.label"), format=",.2f"),
+        alt.Tooltip("cost:Q", title=EN("chart.cost_derived"), format="$,.2f"),
     ]
 
 
@@ -130,7 +134,7 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
         value=DEFAULT_PRICE,
         bind=alt.binding(
             input="number",
-            name="$ per GPU-hour (your assumption; cost per 1M output tokens is derived from it) ",
+            name=EN("chart.price_input"),
         ),
     )
     # log axes: the points span 1-10,000 tok/s; short labels ("2k") keep the y labels inside the chart
@@ -151,7 +155,7 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
     # on a phone the legend's width left the plot none.
     colour = alt.Color(
         "series:N",
-        title="GPU · engine · precision · ISL/OSL",
+        title=EN("chart.series"),
         legend=alt.Legend(
             orient="bottom",
             columns=alt.ExprRef("max(1, min(2, floor(width / 320)))"),
@@ -175,10 +179,7 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
         alt.Chart()
         .transform_filter("!isValid(datum.output_tps_per_user) || datum.output_tps_per_user <= 0")
         .transform_aggregate(n="count()")
-        .transform_calculate(
-            text="datum.n + ' selected run(s) give only peak throughput (no per-user figure):"
-            " not on this chart'"
-        )
+        .transform_calculate(text=f"datum.n + '{EN('chart.peak_only_note')}'")
         # cut with an ellipsis at the plot's width (a phone's plot is narrower than the sentence)
         .mark_text(
             align="left",

@@ -122,9 +122,24 @@ class Site:
         return self.templates.get_template(template).render(t=self.cat.t, **kw)
 
 
+_LITERAL = re.compile(r"'((?:[^'\\]|\\.)*)'")  # a quoted string in a Vega expression
+
+
+def _literals(expr: str, words: dict[str, str]) -> str:
+    """A Vega expression with its quoted strings mapped (a note's text built as ``datum.n + ' runs …'``)."""
+
+    def one(m: re.Match) -> str:
+        if m.group(1) not in words:
+            return m.group(0)  # as written (escapes kept)
+        return "'" + words[m.group(1)].replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+    return _LITERAL.sub(one, expr)
+
+
 def localize(spec: Any, words: dict[str, str]) -> Any:
-    """A Vega-Lite spec with its titles (chart, axis, legend, tooltip) in the page's language:
-    ``site_gen.charts`` writes English, the catalogue's ``chart.*`` keys map it (``i18n.translator``)."""
+    """A Vega-Lite spec with its titles (chart, axis, legend, tooltip), an input's label (``bind.name``)
+    and the quoted text of computed fields (``calculate``) in the page's language: ``site_gen.charts``
+    writes English, the catalogue's ``chart.*`` and ``table.*`` keys map it (``i18n.translator``)."""
     if isinstance(spec, dict):
         out = {}
         for k, v in spec.items():
@@ -132,6 +147,10 @@ def localize(spec: Any, words: dict[str, str]) -> Any:
                 out[k] = words.get(v, v)
             elif k == "title" and isinstance(v, list) and all(isinstance(x, str) for x in v):
                 out[k] = [words.get(x, x) for x in v]
+            elif k == "calculate" and isinstance(v, str):
+                out[k] = _literals(v, words)
+            elif k == "bind" and isinstance(v, dict) and isinstance(v.get("name"), str):
+                out[k] = {**v, "name": words.get(v["name"], v["name"])}
             else:
                 out[k] = localize(v, words)
         return out

@@ -41,8 +41,7 @@ log = logging.getLogger("mkdocs.plugins.llmbench")
 _site: Any = None
 _generated: list[Any] | None = None
 _loaded: tuple[Any, ...] | None = None  # (results, db, db mtime, any results) of _site's runs
-_mlperf_generated: list[Any] = []  # the MLPerf page (English only for now), the same in every language
-_mlperf_files: dict[str, str] = {}  # the MLPerf page's data file (name -> text), for site/assets/mlperf/
+_mlperf: Any = None  # the MLPerf rows and data file (site_gen.mlperf_pages.Built), read once per build
 
 GENERATED = "generated"
 SERVING = "LLMBENCH_SERVING"  # set by on_startup: "1" inside `mkdocs serve`
@@ -137,7 +136,7 @@ def catalogue_script(config: Any) -> str:
 
 @event_priority(-150)  # after mkdocs-static-i18n's (-100), which sets this build's theme.language
 def on_config(config: Any) -> Any:
-    global _site, _generated, _loaded, _mlperf_files, _mlperf_generated
+    global _site, _generated, _loaded, _mlperf
     from mkdocs.exceptions import PluginError
 
     from site_gen import i18n, mlperf_pages, pages, queries
@@ -163,7 +162,7 @@ def on_config(config: Any) -> Any:
     if _site is not None and _loaded == stamp:
         _site.lang = lang
         _generated = pages.pages(_site.runs, queries.gpu_info(_site.db), i18n.load(lang))
-        _generated += _mlperf_generated
+        _generated.append(_mlperf_page(config))
         return config
     read = db if has_results else db.with_name(f".{db.name}.none")  # no result files: no runs
     runs = queries.site_runs(read)
@@ -181,11 +180,17 @@ def on_config(config: Any) -> Any:
     _generated = pages.pages(runs, queries.gpu_info(read), i18n.load(lang))
     # the MLPerf page reads its own table, never the runs (MLCommons: no mixing); its data file has its
     # own folder
-    mlperf = mlperf_pages.build(read, _site.repo_url, _site.repo_branch)
-    _mlperf_generated = [pages.GeneratedPage(p, lambda md=md: md) for p, md in mlperf.pages]
-    _generated += _mlperf_generated
-    _mlperf_files = mlperf.files
+    _mlperf = mlperf_pages.build(read, _site.repo_url, _site.repo_branch)
+    _generated.append(_mlperf_page(config))
     return config
+
+
+def _mlperf_page(config: Any) -> Any:
+    """The MLPerf page in this build's language (its data file is shared at the site's root)."""
+    from site_gen import i18n, pages
+
+    path, md = _mlperf.page(i18n.load(language(config)), language_root(config))
+    return pages.GeneratedPage(path, lambda: md)
 
 
 @event_priority(-200)  # after mkdocs-static-i18n's (-100): it rebuilds every docs file from disk
@@ -283,9 +288,9 @@ def on_post_build(config: Any) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for name, text in _site.files.items():
         (target / name).write_text(text, encoding="utf-8")
-    if _mlperf_files:
+    if _mlperf is not None and _mlperf.files:
         (mlperf := Path(config["site_dir"]) / mlperf_pages.DATA_DIR).mkdir(parents=True, exist_ok=True)
-        for name, text in _mlperf_files.items():
+        for name, text in _mlperf.files.items():
             (mlperf / name).write_text(text, encoding="utf-8")
     # Material looks for a sitemap beside each language's home (the root's lists every language's pages)
     site, root = Path(config["site_dir"]), language_root(config)

@@ -11,6 +11,13 @@ that MLCommons' compatibility table (``COMPATIBLE``) keeps apart.
 The rows travel as one columnar data file (``site_gen.dataset``'s format, written to ``assets/mlperf/``,
 apart from the runs' data files) that ``docs/assets/js/mlperf.js`` loads once and renders: 1,116 rows as
 HTML made a 1.1 MB page. Without JavaScript the page says where the figures are (the CSV sources).
+
+Languages: the page is rendered once per language from the message catalogue (``mlperf`` keys; the
+script's words are ``mlperf_ui``), under ``ko/`` for Korean, all pointing at the one data file at the
+site's root. What MLCommons' guidelines fix stays as they write it in every language: the trademark
+legend and "Result verified by MLCommons Association." (``TRADEMARK``, ``VERIFIED``: English, with the
+catalogue's gloss beside them), "MLPerf®" (never translated), and the division, category, benchmark,
+scenario and round names and result IDs (data values, shown as imported).
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_gen import dataset
+from site_gen import dataset, i18n
+from site_gen.i18n import Catalogue
 from site_gen.mlperf_data import TABLE
 
 PAGE = "mlperf/index.md"  # under docs/generated/
@@ -46,16 +54,17 @@ COMPATIBLE = {
     "gptj": ("3.1", "5.0"),
     "gpt-oss-120b": ("6.0", "6.0"),
 }
+# (column, label key under mlperf.col in the message catalogue)
 FILTERS = (
-    ("benchmark_official", "Benchmark"),
-    ("scenario", "Scenario"),
-    ("round", "Round"),
-    ("division", "Division"),
-    ("availability", "Availability"),
-    ("submitter", "Submitter"),
-    ("gpu", "Accelerator"),
-    ("total_accelerators", "Accelerators"),
-    ("engine", "Engine"),
+    ("benchmark_official", "benchmark"),
+    ("scenario", "scenario"),
+    ("round", "round"),
+    ("division", "division"),
+    ("availability", "availability"),
+    ("submitter", "submitter"),
+    ("gpu", "accelerator"),
+    ("total_accelerators", "accelerators"),
+    ("engine", "engine"),
 )
 # The filters' first state: closed division (open results only when chosen) and the benchmark and
 # scenario with the most results, so the chart has something to draw on arrival.
@@ -69,70 +78,25 @@ COLUMNS = (
     "tpot_limit_ms", "suite", "repository", "retrieved", "system_id",
 )  # fmt: skip
 LOG_TAIL = "/performance/run_1/mlperf_log_summary.txt"
-OPEN_NOTE = (
-    "Open division: the submitter may change the model (pruned, fine-tuned or re-quantised; the benchmark "
-    "as filed says which) or its processing, so the result does not qualify as closed and is not "
-    "comparable with closed results."
-)
-# Every sentence this module writes on the page, in one place (a translation replaces this dict).
-UI = {
-    "title": "MLPerf® Inference results",
-    "intro": (
-        "Results of the MLPerf® Inference benchmark suite for LLMs, imported from MLCommons' results "
-        "repositories (`llmbench import-mlperf`). They are kept apart from everything else on this site: "
-        "MLCommons forbids comparing MLPerf® results with non-MLPerf figures, so no other page, chart, "
-        "headline or compare view shows them, and this page shows nothing else. Every figure is the whole "
-        "system's, under its scenario's rules (Offline, Server and Interactive are not interchangeable; "
-        "tokens/s is not comparable across benchmarks)."
-    ),
-    "empty": "No MLPerf® results in `results/mlperf/` yet.",
-    "fallback": (
-        "This page draws its tables and chart with JavaScript, which is off or did not load. The {n} "
-        'results are in the CSV files they were imported from (<a href="{csv}">{sources}</a>), one row per '
-        "result with its result ID, submitter, system, round, division and the link to its LoadGen log."
-    ),
-    "all": "all",
-    "division_note": (
-        "Closed division by default. Open-division results are shown only when you choose “open”, "
-        "and never ranked with closed ones."
-    ),
-    "chart_h": "Best result per accelerator",
-    "chart_p": (
-        "The chosen benchmark and scenario, one bar per accelerator: its best result among those the "
-        "filters keep, labelled with the submitter, system, round, accelerator count and result ID. "
-        "Bars differ in round, availability and accelerator count as their labels say; the division is "
-        "the one chosen; rounds are pooled only where MLCommons allows comparing them."
-    ),
-    "measure": "Bar length",
-    "measure_system": "tokens/s, whole system (the MLPerf metric)",
-    "measure_acc": "tokens/s per accelerator (derived, not an MLPerf metric)",
-    "best_h": "Best result per accelerator and benchmark",
-    "best_p": (
-        "The highest whole-system tokens/s of each accelerator, benchmark and scenario among the results "
-        "the filters keep (the chart's figures, and those of every other benchmark and scenario chosen)."
-    ),
-    "rounds_h": "Results across rounds for one system type",
-    "rounds_p": (
-        "One accelerator at one accelerator count, per benchmark and scenario, best result of each round; "
-        "only rounds MLCommons' compatibility table allows comparing for that benchmark are shown."
-    ),
-    "system_type": "System type",
-    "all_h": "All results",
-}
+# The tables' headers (keys under mlperf.col in the message catalogue)
 BEST_HEADER = (
-    "Accelerator", "Benchmark", "Scenario", "Best tokens/s (whole system)",
-    "tokens/s per accelerator (derived †)", "Accelerators", "Submitter", "System", "Round", "Division",
-    "Availability", "Result ID",
+    "accelerator", "benchmark", "scenario", "best_tps", "per_acc", "accelerators", "submitter", "system",
+    "round", "division", "availability", "result_id",
 )  # fmt: skip
 ROUNDS_HEADER = (
-    "Benchmark", "Scenario", "Round", "Best tokens/s (whole system)", "Accelerators", "Submitter", "System",
-    "Division", "Availability", "Result ID",
+    "benchmark", "scenario", "round", "best_tps", "accelerators", "submitter", "system", "division",
+    "availability", "result_id",
 )  # fmt: skip
 ALL_HEADER = (
-    "Result ID", "Round", "Division", "Availability", "Submitter", "System", "Accelerator", "Accelerators",
-    "Benchmark", "Scenario", "Result (whole system)", "tokens/s per accelerator (derived †)", "Engine",
-    "Latency (Server, Interactive)",
+    "result_id", "round", "division", "availability", "submitter", "system", "accelerator", "accelerators",
+    "benchmark", "scenario", "result", "per_acc", "engine", "latency",
 )  # fmt: skip
+# Where the page's Markdown links go, from generated/mlperf/index.md (the i18n plugin resolves them in
+# the build's language: a Korean page links Korean pages)
+LINKS = {
+    "cli": "../../reference/cli.md#llmbench-import-mlperf",
+    "schema": "../../reference/result-schema.md#mlperf-inference-files-schema-version-2",
+}
 
 
 def e(v: Any) -> str:
@@ -203,93 +167,139 @@ def payload(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return dataset.encode(df)
 
 
-def _select(column: str, label: str, rows: list[dict[str, Any]]) -> str:
+def _html(cat: Catalogue, key: str, **markup: str) -> str:
+    """A catalogue sentence as HTML: its text escaped, then its placeholders filled with ``markup``
+    (escaped by the caller, or links built here)."""
+    return e(cat.t(key)).format(**markup)
+
+
+def _select(column: str, label: str, rows: list[dict[str, Any]], cat: Catalogue) -> str:
     values = sorted({r[column] for r in rows}, key=lambda v: (isinstance(v, str), v))
     default = DEFAULTS.get(column)
-    opts = "" if column in NO_ALL else f'<option value="">{e(UI["all"])}</option>'
+    opts = "" if column in NO_ALL else f'<option value="">{e(cat.t("mlperf.all"))}</option>'
+    # the values (division, availability, benchmark, scenario, round ...) as MLCommons writes them
     opts += "".join(
         f'<option value="{e(v)}"{" selected" if v == default else ""}>{e(v)}</option>' for v in values
     )
     return f'<label>{e(label)} <select data-mlperf-filter="{column}">{opts}</select></label>'
 
 
-def footnote(rows: list[dict[str, Any]]) -> str:
+def _notice(text: str, cat: Catalogue, gloss_key: str) -> str:
+    """An MLCommons-required sentence as the guidelines word it (English, marked so on another language's
+    page), the catalogue's gloss beside it (none in English)."""
+    if cat.lang == i18n.DEFAULT:
+        return e(text)
+    gloss = cat.t(gloss_key)
+    return f'<span lang="en">{e(text)}</span>' + (
+        f' <span class="mlperf-gloss">{e(gloss)}</span>' if gloss else ""
+    )
+
+
+def footnote(rows: list[dict[str, Any]], cat: Catalogue) -> str:
+    """The page's footnote: suite, rounds, divisions, date and source of retrieval, verified by
+    MLCommons, what is derived, and the trademark legend, in MLCommons' English plus the page's gloss."""
     rounds = ", ".join(sorted({r["round"] for r in rows}))
-    suites = " and ".join(sorted({r["suite"].capitalize() for r in rows}))
+    suites = cat.t("mlperf_ui.suitesJoin").join(sorted({r["suite"].capitalize() for r in rows}))
     retrieved = ", ".join(sorted({str(r["retrieved"])[:10] for r in rows}))
     repos = ", ".join(
         f'<a href="{e(u)}">{e(u.split("/")[-1])}</a>' for u in sorted({r["repository"] for r in rows})
     )
+    open_note = e(cat.t("mlperf.open_note"))
     return (
         '<div class="mlperf-footnote" data-mlperf-footnote><p>'
-        f"MLPerf® Inference: {e(suites)}, rounds {e(rounds)}, closed and open divisions; each figure names "
-        "its round, division, benchmark, scenario and MLPerf result ID. "
-        f"Retrieved {e(retrieved)} from MLCommons' results repositories ({repos}); each figure links the "
-        f"LoadGen log it was read from. {VERIFIED} "
-        "† Tokens/s per accelerator is derived by llmbench (whole-system tokens/s divided by the number of "
-        "accelerators) and is not an MLPerf metric. ‡ "
-        f"{e(OPEN_NOTE)} Samples/s, queries/s and latency results are shown in their own unit, never as "
-        f"tokens/s.</p><p>{e(TRADEMARK)}</p></div>"
+        f"{_html(cat, 'mlperf.foot_suite', suites=e(suites), rounds=e(rounds))} "
+        f"{_html(cat, 'mlperf.foot_retrieved', retrieved=e(retrieved), repos=repos)} "
+        f"{_notice(VERIFIED, cat, 'mlperf.verified_gloss')} "
+        f"{_html(cat, 'mlperf.foot_derived')} ‡ {open_note} {_html(cat, 'mlperf.foot_units')}</p>"
+        f"<p>{_notice(TRADEMARK, cat, 'mlperf.trademark_gloss')}</p></div>"
     )
 
 
-def _table(kind: str, header: tuple[str, ...], scroll: str = "mlperf-scroll") -> str:
-    head = "".join(f'<th scope="col">{e(h)}</th>' for h in header)
+def _table(kind: str, header: tuple[str, ...], cat: Catalogue, scroll: str = "mlperf-scroll") -> str:
+    head = "".join(f'<th scope="col">{e(cat.t(f"mlperf.col.{h}"))}</th>' for h in header)
     return (
         f'<div class="{scroll}" tabindex="0"><table class="mlperf-table" data-mlperf-{kind}>'
         f"<thead><tr>{head}</tr></thead><tbody></tbody></table></div>"
     )
 
 
-@dataclass
-class Built:
-    """The MLPerf pages (path under docs/generated/, Markdown) and their data files (name -> text)."""
-
-    pages: list[tuple[str, str]]
-    files: dict[str, str] = field(default_factory=dict)
-
-
-def render(rows: list[dict[str, Any]], data_src: str = "", data_key: str = "", sources_url: str = "") -> str:
-    head = [f"# {UI['title']}", "", UI["intro"], ""]
+def render(
+    rows: list[dict[str, Any]],
+    cat: Catalogue | None = None,
+    data_src: str = "",
+    data_key: str = "",
+    sources_url: str = "",
+) -> str:
+    """The page's Markdown in the catalogue's language (English by default)."""
+    cat = cat or i18n.load(i18n.DEFAULT)
+    head = [f"# {cat.t('mlperf.title')}", "", cat.t("mlperf.intro", **LINKS), ""]
     if not rows:
-        return "\n".join([*head, UI["empty"], ""])
+        return "\n".join([*head, cat.t("mlperf.empty"), ""])
     compat = {k: list(v) for k, v in COMPATIBLE.items()}
     data = {"src": data_src, "key": data_key, "compat": json.dumps(compat), "trademark": TRADEMARK}
-    data |= {"verified": VERIFIED, "open-note": OPEN_NOTE}
+    data |= {"verified": VERIFIED, "open-note": cat.t("mlperf.open_note")}
+    data |= {
+        "verified-gloss": cat.t("mlperf.verified_gloss"),
+        "trademark-gloss": cat.t("mlperf.trademark_gloss"),
+    }
     attrs = " ".join(f'data-{k}="{e(v)}"' for k, v in data.items())
-    fallback = UI["fallback"].format(n=f"{len(rows):,}", csv=e(sources_url), sources=e(SOURCES))
+    link = f'<a href="{e(sources_url)}">{e(SOURCES)}</a>'
+    fallback = _html(cat, "mlperf.fallback", n=e(f"{len(rows):,}"), sources=link)
+    filters = "".join(_select(c, cat.t(f"mlperf.col.{key}"), rows, cat) for c, key in FILTERS)
+
+    def t(key: str) -> str:
+        return e(cat.t(f"mlperf.{key}"))
+
     body = f"""<p class="mlperf-fallback" data-mlperf-fallback>{fallback}</p>
 <div class="mlperf" data-mlperf hidden {attrs}>
-<div class="mlperf-filters">{"".join(_select(c, label, rows) for c, label in FILTERS)}</div>
-<p class="mlperf-note"><small>{e(UI["division_note"])}</small></p>
-<p class="mlperf-open-note" data-mlperf-open-note hidden>‡ {e(OPEN_NOTE)}</p>
+<div class="mlperf-filters">{filters}</div>
+<p class="mlperf-note"><small>{t("division_note")}</small></p>
+<p class="mlperf-open-note" data-mlperf-open-note hidden>‡ {t("open_note")}</p>
 <p class="mlperf-count" data-mlperf-count></p>
-<h2 id="chart">{e(UI["chart_h"])}</h2>
-<p>{e(UI["chart_p"])}</p>
-<label class="mlperf-measure">{e(UI["measure"])} <select data-mlperf-measure>
-<option value="system">{e(UI["measure_system"])}</option><option value="acc">{e(UI["measure_acc"])}</option>
+<h2 id="chart">{t("chart_h")}</h2>
+<p>{t("chart_p")}</p>
+<label class="mlperf-measure">{t("measure")} <select data-mlperf-measure>
+<option value="system">{t("measure_system")}</option><option value="acc">{t("measure_acc")}</option>
 </select></label>
 <figure class="mlperf-chart" data-mlperf-chart></figure>
-<h2 id="best">{e(UI["best_h"])}</h2>
-<p>{e(UI["best_p"])}</p>
-{_table("best", BEST_HEADER)}
-<h2 id="rounds">{e(UI["rounds_h"])}</h2>
-<p>{e(UI["rounds_p"])}</p>
-<label>{e(UI["system_type"])} <select data-mlperf-system></select></label>
-{_table("rounds", ROUNDS_HEADER)}
-<h2 id="all">{e(UI["all_h"])}</h2>
-{_table("all", ALL_HEADER, "mlperf-scroll mlperf-scroll-tall")}
+<h2 id="best">{t("best_h")}</h2>
+<p>{t("best_p")}</p>
+{_table("best", BEST_HEADER, cat)}
+<h2 id="rounds">{t("rounds_h")}</h2>
+<p>{t("rounds_p")}</p>
+<label>{t("system_type")} <select data-mlperf-system></select></label>
+{_table("rounds", ROUNDS_HEADER, cat)}
+<h2 id="all">{t("all_h")}</h2>
+{_table("all", ALL_HEADER, cat, "mlperf-scroll mlperf-scroll-tall")}
 </div>
-{footnote(rows)}"""
+{footnote(rows, cat)}"""
     return "\n".join([*head, body, ""])
 
 
+@dataclass
+class Built:
+    """The MLPerf rows and their one data file (name -> text), shared by every language; ``page``
+    renders the page in one language."""
+
+    rows: list[dict[str, Any]]
+    files: dict[str, str] = field(default_factory=dict)
+    key: str = ""
+    sources_url: str = ""
+
+    def page(self, cat: Catalogue | None = None, root: str = "") -> tuple[str, str]:
+        """(path under generated/, Markdown) of the page in ``cat``'s language; ``root``: the language's
+        folder ("" or "ko/"), from which the shared data file at the site's root is reached."""
+        if not self.rows:
+            return PAGE, render(self.rows, cat)
+        src = posixpath.relpath(f"{DATA_DIR}/{self.key}.js", posixpath.dirname(root + PAGE_URL))
+        return PAGE, render(self.rows, cat, src, self.key, self.sources_url)
+
+
 def build(db: Path, repo_url: str = "", branch: str = "main") -> Built:
-    """The MLPerf page and its data file, from the ``mlperf`` table of ``db``."""
+    """The MLPerf rows and their data file, from the ``mlperf`` table of ``db`` (read once per build)."""
     rows = load(db)
     if not rows:
-        return Built([(PAGE, render(rows))])
+        return Built(rows)
     key, text = dataset.data_file("mlperf", payload(rows))
-    src = posixpath.relpath(f"{DATA_DIR}/{key}.js", posixpath.dirname(PAGE_URL))
     sources_url = f"{repo_url.rstrip('/')}/tree/{branch}/{SOURCES}" if repo_url else ""
-    return Built([(PAGE, render(rows, src, key, sources_url))], {f"{key}.js": text})
+    return Built(rows, {f"{key}.js": text}, key, sources_url)

@@ -25,7 +25,7 @@ import yaml
 DIR = Path(__file__).parent
 DEFAULT = "en"
 META = ("language", "name", "kept")  # catalogue-level entries, not messages
-JS_SECTIONS = ("ui", "compare")  # what the page script needs (assets/i18n/<lang>.js)
+JS_SECTIONS = ("ui", "compare", "mlperf_ui")  # what the page scripts need (assets/i18n/<lang>.js)
 JS_DIR = "assets/i18n"
 
 
@@ -61,7 +61,7 @@ class Catalogue:
         return self.tree[name]
 
     def js(self) -> str:
-        """The page script's catalogue: ``window.LLMBENCH_I18N = {lang, ui, compare}``."""
+        """The page scripts' catalogue: ``window.LLMBENCH_I18N = {lang, ui, compare, mlperf_ui}``."""
         data = {"lang": self.lang, **{s: self.tree[s] for s in JS_SECTIONS}}
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
         # a catalogue string never closes the script it sits in

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from site_gen import i18n
 from site_gen.mlperf_pages import TRADEMARK, VERIFIED
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS_CSV = ROOT / "results" / "sources" / "mlperf" / "mlperf_inference_llm_results.csv"
 PAGE = "generated/mlperf/index.html"
+KO_PAGE = f"ko/{PAGE}"  # the Korean edition (issue 16)
 RID = re.compile(r"^v?\d+\.\d+-\d{4}$")
 
 
@@ -81,7 +83,7 @@ def test_page_is_small_with_the_footnote_and_a_no_script_fallback(real_site: Pat
     page = (real_site / "site" / PAGE).read_text(encoding="utf-8")
     assert len(page.encode()) < 80_000  # was 1.1 MB with every result as an HTML row
     assert "MLPerf® Inference" in page and TRADEMARK in page and VERIFIED in page
-    assert "Retrieved 2026-11-30" in page and "not an MLPerf metric" in page
+    assert "Retrieved 2026-11-30" in page and "not an MLPerf® metric" in page
     # without JavaScript: a sentence and a link to the CSV sources, the footnote outside the script's part
     assert re.search(r'data-mlperf-fallback>.*href="[^"]+/results/sources/mlperf"', page)
     assert page.index("data-mlperf-footnote") > page.index("data-mlperf ")
@@ -137,7 +139,7 @@ def test_default_closed_chart_labels_and_exported_footnote(
     for text in (caption, exported):
         for part in ("MLPerf® Inference Datacenter", "v4.1, v5.1, v6.0", "closed division", "llama2-70b-99",
                      "scenario Offline", "Retrieved 2026-11-30", "mlcommons/inference_results_v5.1",
-                     "not an MLPerf metric", VERIFIED):  # fmt: skip
+                     "not an MLPerf® metric", VERIFIED):  # fmt: skip
             assert part in text, part
         assert all(b.get_attribute("data-rid") in text for b in bars.all())
         assert TRADEMARK in text
@@ -147,7 +149,7 @@ def test_default_closed_chart_labels_and_exported_footnote(
     # the derived measure says so on the bars
     page.select_option("[data-mlperf-measure]", "acc")
     assert "per accelerator, derived" in bars.first.locator("text").first.text_content()
-    assert "derived, not an MLPerf metric" in _svg_text(page.evaluate("window.mlperfPage.exportSvg()"))
+    assert "derived, not an MLPerf® metric" in _svg_text(page.evaluate("window.mlperfPage.exportSvg()"))
     assert not errors
     page.close()
 
@@ -270,3 +272,68 @@ def test_home_page_links_the_section_and_says_it_stands_apart(real_site: Path) -
     home = (real_site / "site" / "index.html").read_text(encoding="utf-8")
     link = re.search(r'<li><a href="generated/mlperf/index.html">MLPerf® Inference</a>(.*?)</li>', home, re.S)
     assert link and "never compared with non-MLPerf figures" in " ".join(link.group(1).split())
+
+
+# ---- the Korean page (issue 16) and MLCommons' wording in every language ---------------------------
+
+
+def _article_text(page: str) -> str:
+    """The text a reader sees in the page's article (tags dropped, entities decoded)."""
+    article = page[page.index("<article") : page.index("</article>")]
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", article)).split())
+
+
+def test_mlperf_name_carries_its_mark_and_is_never_altered_in_any_language(real_site: Path) -> None:
+    """MLCommons' Results Messaging Guidelines ("Notice Symbol": ® next to all uses of the MLPerf name;
+    "Do not Alter": never translated or transliterated; "Use with Full Benchmark Name": never a noun or
+    possessive): on both pages and in every catalogue's MLPerf words. The trademark legend is quoted as
+    MLCommons words it ("The MLPerf name and logo ...")."""
+    for rel in (PAGE, KO_PAGE):
+        text = _article_text((real_site / "site" / rel).read_text(encoding="utf-8")).replace(TRADEMARK, "")
+        assert text.count("MLPerf®") >= 5, rel
+        assert re.findall(r"MLPerf(?!®).{0,20}", text) == [], rel
+        assert "MLPerf®의" not in text and "MLPerf® 의" not in text, rel
+    for lang in i18n.languages():
+        for key, value in i18n.load(lang).messages.items():
+            if key.startswith("mlperf"):
+                assert not re.search(r"MLPerf(?!®)", value), (lang, key)
+                assert not re.search(r"MLPerf®\s?의|엠엘퍼프|[Mm]l[Pp]erf®?s\b", value), (lang, key)
+
+
+def test_korean_page_keeps_mlcommons_english_beside_korean_and_links_korean_pages(real_site: Path) -> None:
+    ko = i18n.load("ko")
+    site = real_site / "site"
+    page = (site / KO_PAGE).read_text(encoding="utf-8")
+    assert '<html lang="ko"' in page and ko.t("mlperf.title") in page
+    # the sentences the guidelines quote, in their English (marked as English), the Korean gloss beside
+    for text, gloss in ((TRADEMARK, "mlperf.trademark_gloss"), (VERIFIED, "mlperf.verified_gloss")):
+        gloss_html = html.escape(ko.t(gloss), quote=True)
+        assert (
+            f'<span lang="en">{html.escape(text)}</span> <span class="mlperf-gloss">{gloss_html}</span>'
+            in page
+        )
+        assert ko.t(gloss) and "MLCommons Association" in ko.t(gloss)
+    # and in the data the script puts under the chart and into the exported image
+    root = re.search(r"<div class=\"mlperf\" data-mlperf hidden ([^>]*)>", page).group(1)
+    attrs = {k: html.unescape(v) for k, v in re.findall(r'data-([a-z-]+)="([^"]*)"', root)}
+    assert attrs["trademark"] == TRADEMARK and attrs["verified"] == VERIFIED
+    assert attrs["trademark-gloss"] == ko.t("mlperf.trademark_gloss")
+    # headers and filter labels in Korean; division values as MLCommons writes them, closed first
+    for key in ("result_id", "division", "availability", "submitter", "per_acc"):
+        assert f">{html.escape(ko.t(f'mlperf.col.{key}'))}</th>" in page, key
+    division = re.search(r'<select data-mlperf-filter="division".*?</select>', page, re.S).group(0)
+    assert re.findall(r"<option [^>]*>([^<]*)</option>", division) == ["closed", "open"]
+    # the one data file at the site's root, the English page's
+    english = (site / PAGE).read_text(encoding="utf-8")
+    en_src = html.unescape(re.search(r'data-src="([^"]*)"', english).group(1))
+    data = ((site / KO_PAGE).parent / attrs["src"]).resolve()
+    assert data.is_file() and data == ((site / PAGE).parent / en_src).resolve()
+    # the page's links to the site's pages stay in the Korean tree, and their anchors exist
+    article = page[page.index("<article") : page.index("</article>")]
+    links = [h for h in re.findall(r'href="([^"]+)"', article) if not h.startswith(("#", "http"))]
+    assert len(links) >= 2
+    for href in links:
+        path, _, anchor = href.partition("#")
+        target = ((site / KO_PAGE).parent / path).resolve()
+        assert target.is_relative_to((site / "ko").resolve()) and target.is_file(), href
+        assert not anchor or f'id="{anchor}"' in target.read_text(encoding="utf-8"), href

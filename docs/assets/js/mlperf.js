@@ -16,33 +16,49 @@
   "use strict";
 
   const LOG_TAIL = "/performance/run_1/mlperf_log_summary.txt"; // site_gen.mlperf_pages.LOG_TAIL
-  const UNITS = { tokens_per_s: "tokens/s", samples_per_s: "samples/s", queries_per_s: "queries/s", latency_p90_ns: "ns p90 latency" };
-  // Every sentence the script shows, in one place (a translation replaces this object).
-  const UI = {
-    count: (n, total, division) => `${n} of ${total} results (${division} division)`,
-    pickBenchmark: "Choose one benchmark and one scenario in the filters to draw the chart.",
-    noTokens: "No tokens/s result among the results the filters keep.",
-    mixedRounds: (rounds) => `These results come from rounds MLCommons does not allow comparing (${rounds}): choose a round.`,
-    chartTitle: (bench, scenario, division) => `MLPerf® Inference: best result per accelerator, ${bench}, ${scenario}, ${division} division`,
-    chartAria: (measure, n) => `Bar chart of ${measure} for ${n} accelerators; the table “Best result per accelerator and benchmark” lists the same results.`,
-    systemLine: (gpu, value, n, perAcc) => `${gpu}: ${value} tokens/s (${n} accelerator${n === 1 ? "" : "s"}; ${perAcc} per accelerator, derived †)`,
-    accLine: (gpu, perAcc, value, n) => `${gpu}: ${perAcc} tokens/s per accelerator, derived † (${value} tokens/s ÷ ${n})`,
-    whoLine: (r) => `${r.submitter} · ${r.system_name} · ${r.round}${r.division === "open" ? " · open ‡" : ""} · ${r.availability} · result ID ${r.result_id}`,
-    measureSystem: "tokens/s, whole system (the MLPerf metric)",
-    measureAcc: "tokens/s per accelerator (derived, not an MLPerf metric)",
-    foot: (suites, rounds, division, bench, scenario) =>
-      `MLPerf® Inference ${suites} ${rounds}, ${division} division; benchmark ${bench}, scenario ${scenario}.`,
-    retrieved: (dates, repos) => `Retrieved ${dates} from MLCommons' results repositories: ${repos}.`,
-    ids: (ids) => `MLPerf result IDs: ${ids}.`,
-    derived: "† Tokens/s per accelerator is derived by llmbench (whole-system tokens/s ÷ accelerators) and is not an MLPerf metric.",
-    openFoot: "‡ ",
-    inferred: "tokens/s inferred by LoadGen from samples/s",
-    asFiled: "as filed: ",
-    downloadSvg: "Download SVG (with footnote)",
-    downloadPng: "Download PNG (with footnote)",
-    loadError: "The MLPerf® data file could not be loaded: ",
+  // Every sentence the script shows comes from the page language's message catalogue (mlperf_ui in
+  // site_gen/i18n/<lang>.yaml, loaded before this script as assets/i18n/<lang>.js); {name} placeholders.
+  // MLCommons' required English (trademark legend, "Result verified by MLCommons Association.") comes
+  // from the page (data-trademark, data-verified), with the catalogue's gloss beside it where it has one.
+  const I18N = (window.LLMBENCH_I18N && window.LLMBENCH_I18N.mlperf_ui) || {};
+  const fill = (text, values) => String(text).replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
+  const say = (key, values) => fill(I18N[key] ?? key, values || {});
+  const UNITS = {
+    tokens_per_s: say("unit_tokens_per_s"), samples_per_s: say("unit_samples_per_s"),
+    queries_per_s: say("unit_queries_per_s"), latency_p90_ns: say("unit_latency_p90_ns"),
   };
-  const fmt1 = new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const UI = {
+    count: (n, total, division) => say("count", { n, total, division }),
+    pickBenchmark: say("pickBenchmark"),
+    noTokens: say("noTokens"),
+    mixedRounds: (rounds) => say("mixedRounds", { rounds }),
+    chartTitle: (bench, scenario, division) => say("chartTitle", { bench, scenario, division }),
+    chartAria: (measure, n, table) => say("chartAria", { measure, n, table }),
+    systemLine: (gpu, value, n, perAcc) => say(n === 1 ? "systemLineOne" : "systemLineMany", { gpu, value, n, perAcc }),
+    accLine: (gpu, perAcc, value, n) => say("accLine", { gpu, perAcc, value, n }),
+    // the division and availability as MLCommons writes them; "open ‡" marks an open-division result
+    whoLine: (r) => say("whoLine", {
+      submitter: r.submitter, system: r.system_name, round: r.round, open: r.division === "open" ? " · open ‡" : "",
+      availability: r.availability, rid: r.result_id,
+    }),
+    foot: (suites, rounds, division, bench, scenario) => say("foot", { suites, rounds, division, bench, scenario }),
+    retrieved: (dates, repos) => say("retrieved", { dates, repos }),
+    ids: (ids) => say("ids", { ids }),
+    derived: say("derived"),
+    suitesJoin: say("suitesJoin"),
+    openFoot: "‡ ",
+    inferred: say("inferred"),
+    asFiled: say("asFiled"),
+    latency: (name, p99, limit) => (limit === null ? say("latency", { name, p99 }) : say("latencyLimit", { name, p99, limit })),
+    na: say("na"),
+    downloadSvg: say("downloadSvg"),
+    downloadPng: say("downloadPng"),
+    loadError: say("loadError"),
+  };
+  // Numbers in the page's language (<html lang>: "en", "ko"); the catalogue's language when it has none.
+  const LOCALE = document.documentElement.lang || (window.LLMBENCH_I18N || {}).lang || "en";
+  const fmt1 = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const count = new Intl.NumberFormat(LOCALE);
   const api = { lastChart: null };
   window.mlperfPage = api; // for the browser tests
 
@@ -151,8 +167,8 @@
   }
   // the figure exactly as the LoadGen log prints it; where that is exponent notation (1.12685e+06), also
   // written out, since a reader should not have to decode it
-  const shown = (r) => (/e/i.test(r.value_text) ? `${r.value_text} (${Math.round(r.value).toLocaleString("en")})` : r.value_text);
-  const perAcc = (r) => (r.per_acc === null ? "n/a" : fmt1.format(r.per_acc));
+  const shown = (r) => (/e/i.test(r.value_text) ? `${r.value_text} (${count.format(Math.round(r.value))})` : r.value_text);
+  const perAcc = (r) => (r.per_acc === null ? UI.na : fmt1.format(r.per_acc));
 
   /* ---- the chart: inline SVG, the same drawing on the page and in the exported image ------------ */
 
@@ -254,6 +270,10 @@
 
   /* ---- the page ------------------------------------------------------------------------------ */
 
+  // An MLCommons-required sentence in its English, then the page language's gloss when there is one
+  // (the footnote under the chart and in the exported image).
+  const notice = (text, gloss) => (gloss ? [text, gloss] : [text]);
+
   function boot(root) {
     if (!root || root.dataset.ready) return;
     root.dataset.ready = "1";
@@ -330,7 +350,7 @@
     function latency(r) {
       return [["TTFT", r.ttft_p99_ms, r.ttft_limit_ms], ["TPOT", r.tpot_p99_ms, r.tpot_limit_ms]]
         .filter(([, p99]) => p99 !== null)
-        .map(([name, p99, limit]) => `${name} p99 ${p99} ms${limit === null ? "" : ` (limit ${limit})`}`)
+        .map(([name, p99, limit]) => UI.latency(name, p99, limit))
         .join("; ");
     }
 
@@ -368,21 +388,23 @@
         who: UI.whoLine(r),
       }));
       const uniq = (xs) => [...new Set(xs)].sort();
-      const suites = uniq(top.map((r) => r.suite[0].toUpperCase() + r.suite.slice(1))).join(" and ");
+      const suites = uniq(top.map((r) => r.suite[0].toUpperCase() + r.suite.slice(1))).join(UI.suitesJoin);
       const rounds = uniq(top.map((r) => r.round)).sort(cmpRound).join(", ");
       const division = top[0].division;
       const foot = [
         UI.foot(suites, rounds, division, f.benchmark_official, f.scenario),
         UI.retrieved(uniq(top.map((r) => r.retrieved)).join(", "), uniq(top.map((r) => r.repository)).join(", ")),
         UI.ids(top.map((r) => r.result_id).join(", ")),
-        root.dataset.verified,
+        ...notice(root.dataset.verified, root.dataset.verifiedGloss),
         UI.derived,
         ...(division === "open" ? [UI.openFoot + openNote] : []),
-        root.dataset.trademark,
+        ...notice(root.dataset.trademark, root.dataset.trademarkGloss),
       ];
-      const title = [UI.chartTitle(f.benchmark_official, f.scenario, division), acc ? UI.measureAcc : UI.measureSystem];
+      // the measure as the page's select names it (its words are the page's, from the catalogue)
+      const measure = measureSel.selectedOptions[0].textContent;
+      const title = [UI.chartTitle(f.benchmark_official, f.scenario, division), measure];
       const name = `mlperf-${f.benchmark_official}-${f.scenario}-${division}${acc ? "-per-accelerator" : ""}`;
-      return { items, foot, title, name, measure: acc ? UI.measureAcc : UI.measureSystem };
+      return { items, foot, title, name, measure };
     }
 
     function fillChart() {
@@ -398,7 +420,8 @@
         // the page's palette comes from mlperf.css (classes), so it follows Material's light/dark scheme
         colors: { text: "currentColor", muted: "currentColor", bar: "currentColor" },
       });
-      svg.setAttribute("aria-label", UI.chartAria(chart.measure, chart.items.length));
+      const table = ($("#best") || {}).firstChild;
+      svg.setAttribute("aria-label", UI.chartAria(chart.measure, chart.items.length, table ? table.textContent : ""));
       const caption = el("figcaption", { class: "mlperf-footnote", "data-mlperf-chart-footnote": "" });
       for (const line of chart.foot) caption.append(el("p", {}, line));
       const tools = el("p", { class: "mlperf-export" });
@@ -414,7 +437,7 @@
     function update() {
       keep = visible();
       const division = chosen().division;
-      $("[data-mlperf-count]").textContent = UI.count(keep.length.toLocaleString("en"), rows.length.toLocaleString("en"), division);
+      $("[data-mlperf-count]").textContent = UI.count(count.format(keep.length), count.format(rows.length), division);
       $("[data-mlperf-open-note]").hidden = division !== "open";
       fillChart();
       fillBest();
