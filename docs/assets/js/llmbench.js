@@ -51,6 +51,10 @@
   // Numbers in the page's language (<html lang>: "en", "ko"); the catalogue's language when it has none.
   const LOCALE = document.documentElement.lang || I18N.lang || "en";
   const DATA_TABLE_MAX = 1000; // rows of a chart's data table (one-point-per-run charts can have thousands)
+  // A chart is drawn when it comes within this share of the viewport's height of the screen (below or
+  // above): the charts a reader never scrolls to cost a phone nothing. The first drawing is the charts in
+  // the first screen only (no margin): most chart pages show at most one there.
+  const LAZY_MARGIN = 0.5;
   // The chart libraries and the planner load only on pages that use them (this script is the one loaded
   // on every page); paths are relative to this script, so they work from any page and from file://.
   const ASSETS = new URL("..", (document.currentScript && document.currentScript.src) || location.href);
@@ -59,9 +63,12 @@
   const scripts = {}; // asset path -> Promise of its loaded <script>
   const pending = {}; // data key -> Promise of the loaded script
   const decoded = {}; // data key -> row objects (decoded once per session)
-  let charts = []; // {el, spec, view, rows} of the current page
+  let charts = []; // {el, spec, view, rows, source, drawn} of the current page, in page order
   let scopes = []; // controllers of the current page's filter scopes
-  const api = { lastFilterMs: null, lastTableMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null };
+  let observer = null; // the IntersectionObserver that draws charts as they come near the screen
+  let drawing = Promise.resolve(); // the queue of chart drawings: one chart per task
+  // drawAll: draw every chart of the page now (printing, tests); resolves when all are drawn.
+  const api = { lastFilterMs: null, lastTableMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null, drawAll };
   window.llmbench = api;
 
   /* ---- data ---------------------------------------------------------------------------------- */
@@ -86,6 +93,16 @@
         return scripts[path];
       })
     );
+  }
+
+  // Fetched into the cache without running (loadScripts runs them when needed).
+  function prefetch(paths) {
+    for (const path of paths) {
+      if (scripts[path] || !/^https?:$/.test(location.protocol)) continue;
+      const href = new URL(path, ASSETS).href;
+      if (document.querySelector(`link[rel=prefetch][href="${href}"]`)) continue;
+      document.head.append(el("link", { rel: "prefetch", as: "script", href }));
+    }
   }
 
   function loadRows(src, key) {
@@ -260,15 +277,14 @@
       );
       const download = this.root.querySelector(".lb-download");
       if (download) download.addEventListener("click", () => this.download());
-      // The bar, count and table at once (the page takes its final layout), then the first drawing, one
-      // chart per task: the page stays responsive while the charts arrive.
+      // The bar, count and table at once (the page takes its final layout), then the charts on the first
+      // screen, one per task (the page stays responsive while they arrive); the others when the reader
+      // scrolls near them, each with the rows of the filters as they are then.
       this.refresh();
-      this.charts = [];
-      for (const c of this.root.querySelectorAll(".lb-chart")) {
-        await yieldToMain();
-        this.charts.push(await embed(c, null));
-      }
-      await this.apply(false, true);
+      this.charts = [...this.root.querySelectorAll(".lb-chart")].map((node) => node.__lbChart);
+      const t0 = performance.now();
+      await Promise.all(this.charts.map((c) => lazy(c, () => this.rows)));
+      this.rendered(performance.now() - t0);
     }
 
     buildBar() {
@@ -407,18 +423,18 @@
       if (this.table) this.renderTable();
     }
 
-    async apply(measure, refreshed) {
+    // A filter change: the bar, count and table, then every chart drawn so far (a chart not drawn yet
+    // takes this.rows when it is).
+    async apply(measure) {
       const t0 = performance.now();
-      if (!refreshed) this.refresh();
-      if (measure) await Promise.all(this.charts.map((c) => setRows(c, this.rows)));
-      else {
-        for (const c of this.charts) {
-          await yieldToMain();
-          await setRows(c, this.rows);
-        }
-      }
+      this.refresh();
+      await Promise.all(this.charts.filter((c) => c.view).map((c) => setRows(c, this.rows)));
       const ms = performance.now() - t0;
       if (measure) api.lastFilterMs = ms;
+      this.rendered(ms);
+    }
+
+    rendered(ms) {
       this.root.dataset.lbRendered = String((Number(this.root.dataset.lbRendered) || 0) + 1);
       this.root.dispatchEvent(new CustomEvent("llmbench:rendered", { bubbles: true, detail: { ms } }));
     }
@@ -606,13 +622,72 @@
     };
   }
 
-  async function embed(node, rows) {
-    const chart = { el: node, spec: json(node, "data-lb-spec", {}), view: null, rows };
+  // Every chart placeholder of the page gets its record (and its closed data table) at once, in page
+  // order; it is drawn later (lazy, draw). source() gives its rows when it is drawn: a scope's rows as the
+  // filters are then, a static chart's fixed rows, or null (compare mode sets them itself); no source
+  // yet: the rows are still loading.
+  function register(node) {
+    const chart = { el: node, spec: json(node, "data-lb-spec", {}), view: null, rows: null, source: null, drawn: null };
+    node.__lbChart = chart;
     charts.push(chart);
     dataTable(chart);
-    await render(chart);
     return chart;
   }
+
+  // Draw the chart (once; one chart per task, in the order asked; now: at once, in this task).
+  // Resolves when it is drawn.
+  function draw(chart, now) {
+    if (!chart.drawn && chart.source) {
+      if (observer) observer.unobserve(chart.el);
+      const paint = async () => {
+        if (!window.vegaEmbed) await loadScripts(VEGA);
+        if (!charts.includes(chart)) return chart; // the page was left (instant navigation)
+        await render(chart);
+        const rows = chart.source();
+        if (rows) await setRows(chart, rows);
+        return chart;
+      };
+      const done = now ? paint() : drawing.then(yieldToMain).then(paint);
+      chart.drawn = done.catch((e) => {
+        showError(chart.el, e);
+        return chart;
+      });
+      if (!now) drawing = chart.drawn; // a failed chart does not stop the queue
+    }
+    return chart.drawn;
+  }
+
+  async function drawAll() {
+    await api.ready;
+    await Promise.all(charts.filter((c) => c.source).map((c) => draw(c)));
+  }
+
+  // With its rows' source set: draw the chart now when it is on the first screen, else when the reader
+  // scrolls near it (or resizes the window). Resolves when the first drawing is done (at once for a chart
+  // left for later).
+  function lazy(chart, source) {
+    chart.source = source;
+    const r = chart.el.getBoundingClientRect();
+    if ((r.bottom > 0 && r.top < window.innerHeight) || !window.IntersectionObserver) return draw(chart);
+    later.push(chart);
+    if (observer) observer.observe(chart.el);
+    return Promise.resolve(chart);
+  }
+
+  // The observer starts at the reader's first scroll or resize: before it, a chart half a screen below
+  // the first would be drawn during the page load (a phone's busiest time) for a reader who may never
+  // scroll; from then on, each chart is drawn as it comes within LAZY_MARGIN of the screen.
+  let later = []; // charts of the page left for later
+  function watch() {
+    if (observer || !later.length || !window.IntersectionObserver) return;
+    observer = new IntersectionObserver(
+      (entries) => entries.forEach((e) => e.isIntersecting && e.target.__lbChart && draw(e.target.__lbChart)),
+      { rootMargin: `${LAZY_MARGIN * 100}% 0px` }
+    );
+    for (const c of later) if (!c.drawn) observer.observe(c.el);
+  }
+  window.addEventListener("scroll", watch, { passive: true });
+  window.addEventListener("resize", watch, { passive: true });
 
   /* ---- a chart's data as a table (for screen readers and anyone who wants the figures) ---------- */
 
@@ -658,7 +733,7 @@
     if (!fields.length) return;
     const details = el("details", { class: "lb-data" });
     details.append(el("summary", {}, UI.dataTable));
-    details.addEventListener("toggle", () => details.open && fillDataTable(chart));
+    details.addEventListener("toggle", () => details.open && (chart.view ? fillDataTable(chart) : draw(chart)));
     chart.el.after(details);
     chart.details = details;
     chart.fields = fields;
@@ -911,7 +986,7 @@
           this.update(true);
         })
       );
-      this.chart = await embed(this.root.querySelector(".lb-chart"), null);
+      this.chart = await draw(Object.assign(this.root.querySelector(".lb-chart").__lbChart, { source: () => null }));
       await this.update(false);
     }
 
@@ -1155,6 +1230,9 @@
 
   function teardown() {
     for (const c of charts) if (c.view) c.view.finalize();
+    if (observer) observer.disconnect();
+    observer = null;
+    later = [];
     charts = [];
     scopes = [];
   }
@@ -1169,15 +1247,10 @@
       return;
     }
     // The run card draws no chart; every other placeholder needs Vega.
-    const needsVega = [...placeholders].some((n) => !n.classList.contains("lb-runcard"));
-    if (needsVega && !window.vegaEmbed) {
-      try {
-        await loadScripts(VEGA);
-      } catch (e) {
-        placeholders.forEach((n) => showError(n, e));
-        return;
-      }
-    }
+    // Vega runs when the first chart is drawn (draw), which on a phone may be after a scroll: until then
+    // it is only fetched, at low priority, so that it is at hand.
+    if (document.querySelector(".lb-chart")) prefetch(VEGA);
+    document.querySelectorAll(".lb-chart").forEach(register);
     const jobs = [];
     document.querySelectorAll(".lb-scope").forEach((root, i) => {
       const scope = new Scope(root, i);
@@ -1206,22 +1279,36 @@
           .catch((e) => showError(node, e))
       );
     });
-    // Static charts one after another, each in a task of its own.
-    let queue = Promise.resolve();
+    // Static charts: drawn (one per task) when their rows are loaded and they are on the first screen,
+    // or later when the reader scrolls near them.
     document.querySelectorAll(".lb-chart").forEach((node) => {
       if (node.closest(".lb-scope, .lb-compare")) return;
-      const rows = loadRows(node.dataset.lbSrc, node.dataset.lbKey);
-      queue = queue
-        .then(yieldToMain)
-        .then(() => rows)
-        .then((all) => embed(node, all.filter(fixedMatcher(json(node, "data-lb-fixed", {})))))
-        .catch((e) => showError(node, e));
+      jobs.push(
+        loadRows(node.dataset.lbSrc, node.dataset.lbKey)
+          .then((all) => {
+            const rows = all.filter(fixedMatcher(json(node, "data-lb-fixed", {})));
+            return lazy(node.__lbChart, () => rows);
+          })
+          .catch((e) => showError(node, e))
+      );
     });
-    jobs.push(queue);
     api.ready = Promise.all(jobs);
     await api.ready;
     document.body.dataset.lbReady = String(Date.now());
   }
+
+  // Printing draws the charts not drawn yet: with Vega running, drawing inline data waits for no task, so
+  // they are drawn before the browser lays the page out for paper. Before Vega has run (a phone that did
+  // not scroll to a chart), Ctrl/Cmd+P first runs it and draws every chart, then prints.
+  window.addEventListener("beforeprint", () => {
+    if (window.vegaEmbed) for (const c of charts) if (c.source && !c.drawn) draw(c, true);
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (!(ev.ctrlKey || ev.metaKey) || ev.altKey || ev.key.toLowerCase() !== "p") return;
+    if (!charts.some((c) => c.source && !c.view)) return;
+    ev.preventDefault();
+    drawAll().then(() => window.print());
+  });
 
   // A click outside an open filter, or Escape, closes it.
   document.addEventListener("click", (ev) => {
