@@ -17,7 +17,7 @@ from tests.site.test_browser import instant
 
 pytestmark = pytest.mark.browser
 
-LIBS = ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "planner-data.js", "planner.js")
+LIBS = ("vega.min.js", "vega-embed.min.js", "planner-data.js", "planner.js")
 
 
 def loaded(requests: list[str]) -> set[str]:
@@ -46,7 +46,7 @@ def test_a_chart_below_the_first_screen_is_drawn_when_scrolled_to_with_the_filte
         # (at low priority) but not run, each chart's box already as tall as the chart reserves.
         assert page.evaluate(DRAWN) == [False, False]
         assert page.evaluate("typeof window.vega") == "undefined"
-        assert {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js"} <= loaded(requests)
+        assert {"vega.min.js", "vega-embed.min.js"} <= loaded(requests)
         boxes = page.eval_on_selector_all(
             ".lb-chart",
             "els => els.map(e => [e.getBoundingClientRect().height, parseFloat(e.style.minHeight)])",
@@ -92,9 +92,8 @@ def test_printing_draws_the_charts_not_drawn_yet(real_url: str, browser: object)
         phone = Watched(browser, 390, 844)
         try:
             page = phone.open(f"{real_url}/explorer.html")
-            page.evaluate(
-                "() => { window.print = () => { window.__printed = window.llmbench.charts().map(c => !!c.view); }; }"
-            )
+            printed = "window.__printed = window.llmbench.charts().map(c => !!c.view)"
+            page.evaluate(f"() => {{ window.print = () => {{ {printed}; }}; }}")
             page.keyboard.press("Control+p")
             page.wait_for_function("window.__printed", timeout=20_000)
             assert page.evaluate("window.__printed") == [True, True]
@@ -117,7 +116,7 @@ def test_vega_and_the_planner_load_only_on_the_pages_that_use_them(real_url: str
         # a chart page reached without a reload: the page script fetches Vega and draws the chart on the
         # first screen, the other when the reader scrolls to it
         instant(w.page, f"{real_url}/explorer.html")
-        assert loaded(requests) == {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js"}
+        assert loaded(requests) == {"vega.min.js", "vega-embed.min.js"}
         assert w.page.evaluate(DRAWN) == [True, False]
         w.page.locator(".lb-chart").nth(1).scroll_into_view_if_needed()
         w.page.wait_for_function("window.llmbench.charts().every(c => c.view && c.view.scenegraph())")

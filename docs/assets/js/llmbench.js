@@ -1,7 +1,8 @@
 /* llmbench page script: the one generic script of the site (no chart knowledge lives here).
  *
- * It renders every chart placeholder (.lb-chart: a Vega-Lite spec in data-lb-spec, built by Python with
- * Altair), loads the page's one data file (a <script> that assigns window.LLMBENCH_DATA[key]; works from
+ * It renders every chart placeholder (.lb-chart: a Vega spec in data-lb-spec, built by Python with Altair
+ * and compiled from Vega-Lite at build time, site_gen/vega_compile.py) when it comes near the screen,
+ * loads the page's one data file (a <script> that assigns window.LLMBENCH_DATA[key]; works from
  * file://), and drives each filter scope (.lb-scope): the filter bar, the "N of M runs" count, every chart,
  * the results table and its CSV download, with the state in the URL query string (back/forward work).
  * Strings from result files only ever reach the page through textContent, attribute values and Vega's
@@ -58,7 +59,8 @@
   // The chart libraries and the planner load only on pages that use them (this script is the one loaded
   // on every page); paths are relative to this script, so they work from any page and from file://.
   const ASSETS = new URL("..", (document.currentScript && document.currentScript.src) || location.href);
-  const VEGA = ["vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.js"];
+  // Vega only: the specs are compiled from Vega-Lite at build time (site_gen/vega_compile.py).
+  const VEGA = ["vendor/vega.min.js", "vendor/vega-embed.min.js"];
   const PLANNER = ["js/planner-data.js", "js/planner.js"];
   const scripts = {}; // asset path -> Promise of its loaded <script>
   const pending = {}; // data key -> Promise of the loaded script
@@ -116,7 +118,10 @@
         document.head.appendChild(s);
       });
     }
-    return Promise.resolve(pending[key]).then(() => decode(key, store()[key]));
+    // decoded in a task of its own, not in the one that ran the (large) data script
+    return Promise.resolve(pending[key])
+      .then(() => (decoded[key] ? null : yieldToMain()))
+      .then(() => decode(key, store()[key]));
   }
 
   function decode(key, payload) {
@@ -267,6 +272,7 @@
         this.codes[d.key] = codes;
       }
       this.state = this.ownsUrl ? stateFromQuery(this.dims, location.search, this.defaults) : clone(this.defaults);
+      await yieldToMain(); // decoding and indexing the rows, then the bar and table: two tasks, not one
       this.buildBar();
       this.root.querySelectorAll(".lb-preset").forEach((a) =>
         a.addEventListener("click", (ev) => {
@@ -607,19 +613,33 @@
 
   /* ---- charts --------------------------------------------------------------------------------- */
 
+  // Material's palette as Vega config (the specs are Vega: Vega-Lite's view and font settings are the
+  // styles its compiler gives the plot's frame, guides and text marks).
   function themeConfig() {
     const dark = document.body.getAttribute("data-md-color-scheme") === "slate";
     const fg = dark ? "#d5d8e2" : "#202124";
     const line = dark ? "#4a4f5c" : "#dadce0";
+    const font = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
     const axis = { labelColor: fg, titleColor: fg, gridColor: line, domainColor: line, tickColor: line };
     return {
       background: "transparent",
-      font: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
       axis,
       legend: { labelColor: fg, titleColor: fg },
       title: { color: fg },
-      view: { stroke: line },
+      style: {
+        cell: { stroke: line },
+        "guide-label": { font },
+        "guide-title": { font },
+        "group-title": { font, fill: fg },
+        "group-subtitle": { font },
+        text: { font },
+      },
     };
+  }
+
+  // The spec's signals (Vega-Lite params compiled to Vega signals).
+  function signals(spec) {
+    return spec.signals || [];
   }
 
   // Every chart placeholder of the page gets its record (and its closed data table) at once, in page
@@ -629,6 +649,9 @@
   function register(node) {
     const chart = { el: node, spec: json(node, "data-lb-spec", {}), view: null, rows: null, source: null, drawn: null };
     node.__lbChart = chart;
+    // The HTML's "Loading chart… (needs JavaScript)": the script runs; the box stays empty until drawn.
+    const status = node.querySelector(".lb-status");
+    if (status) status.hidden = true;
     charts.push(chart);
     dataTable(chart);
     return chart;
@@ -691,25 +714,10 @@
 
   /* ---- a chart's data as a table (for screen readers and anyone who wants the figures) ---------- */
 
-  // The fields a reader sees in the chart's tooltip (usermeta.llmbench.tooltip or the tooltip encoding),
-  // else those of its position, colour and text channels.
+  // The fields a reader sees in the chart's tooltip, else those of its position, colour and text channels:
+  // taken from the Vega-Lite encodings at build time (site_gen.vega_compile.table_fields).
   function tableFields(spec) {
-    const lazy = ((spec.usermeta || {}).llmbench || {}).tooltip;
-    if (lazy) return lazy.map((f) => ({ field: f.field, title: f.title || f.field, format: f.format }));
-    const units = [spec, ...(spec.layer || [])];
-    const title = (d) => (Array.isArray(d.title) ? d.title.join(" ") : d.title) || d.field;
-    for (const u of units) {
-      const tip = (u.encoding || {}).tooltip;
-      if (Array.isArray(tip)) return tip.filter((d) => d.field).map((d) => ({ field: d.field, title: title(d), format: d.format }));
-    }
-    const out = [];
-    for (const u of units) {
-      for (const ch of ["x", "y", "color", "xOffset", "text"]) {
-        const d = (u.encoding || {})[ch];
-        if (d && d.field && !d.aggregate && !out.some((f) => f.field === d.field)) out.push({ field: d.field, title: title(d), format: d.format });
-      }
-    }
-    return out;
+    return ((spec.usermeta || {}).llmbench || {}).fields || [];
   }
 
   // The data behind the marks drawn: the data mark with the most items (bars, points, line vertices).
@@ -781,6 +789,7 @@
       actions: { export: true, source: false, compiled: false, editor: false },
       logLevel: window.vega ? window.vega.Error : 0, // an empty selection is a message of ours, not a warning
       renderer: "canvas",
+      hover: false, // no hover encodings in the specs (vega-embed turns hover on for Vega specs)
       config: themeConfig(),
       tooltip: { theme: dark ? "dark" : "light" },
     });
@@ -796,7 +805,7 @@
     lazyTooltip(chart);
     urlSignal(chart);
     // A control of the chart's own (e.g. "Split by source") redraws it: the data table follows.
-    for (const param of chart.spec.params || []) {
+    for (const param of signals(chart.spec)) {
       if (param.bind) chart.view.addSignalListener(param.name, () => chart.view.runAfter(() => fillDataTable(chart)));
     }
     // A mark of one run (or a bar naming its best run) opens that run's card.
@@ -902,7 +911,7 @@
       chart.view.change("runs", window.vega.changeset().remove(removed).insert(added));
       chart.started = true;
     }
-    const params = chart.spec.params || [];
+    const params = signals(chart.spec);
     if (params.some((p) => p.name === "gpus_shown")) {
       chart.view.signal("gpus_shown", distinct(rows, "gpu", "gpu_order")); // legend: GPUs drawn only
     }
