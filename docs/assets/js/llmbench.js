@@ -1257,8 +1257,11 @@
     }
     // The run card draws no chart; every other placeholder needs Vega.
     // Vega runs when the first chart is drawn (draw), which on a phone may be after a scroll: until then
-    // it is only fetched, at low priority, so that it is at hand.
-    if (document.querySelector(".lb-chart")) prefetch(VEGA);
+    // it is only fetched, at low priority, so that it is at hand. A chart on the first screen needs it
+    // now: fetched at once, beside the page's data.
+    const first = document.querySelector(".lb-chart");
+    if (first && first.getBoundingClientRect().top < window.innerHeight) loadScripts(VEGA).catch(() => {});
+    else if (first) prefetch(VEGA);
     document.querySelectorAll(".lb-chart").forEach(register);
     const jobs = [];
     document.querySelectorAll(".lb-scope").forEach((root, i) => {
