@@ -33,6 +33,7 @@ from site_gen import dataset, i18n
 from site_gen.dimensions import DIMENSIONS, LIMITS, Filters, mask, release_label
 from site_gen.dimensions import get as dimension
 from site_gen.queries import OVER_BOUND, within_bound
+from site_gen.vega_compile import compile_spec
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -166,7 +167,9 @@ def _specs(name: str, height: int, ctx: ChartContext, lang: str = i18n.DEFAULT) 
     built = views.get(name).build(replace(ctx, height=height))
     words = i18n.translator(lang)
     return tuple(
-        json.dumps(localize(charts.to_spec(c), words), separators=(",", ":"), ensure_ascii=False)
+        json.dumps(
+            compile_spec(localize(charts.to_spec(c), words)), separators=(",", ":"), ensure_ascii=False
+        )
         for c in built
     )
 
@@ -342,7 +345,9 @@ class Page:
             return box
         ratio = charts.to_spec(charts.compare_ratio(self.site.ctx), described=False)  # the summary says it
         spec = json.dumps(
-            localize(ratio, i18n.translator(self.site.lang)), separators=(",", ":"), ensure_ascii=False
+            compile_spec(localize(ratio, i18n.translator(self.site.lang))),
+            separators=(",", ":"),
+            ensure_ascii=False,
         )
         return self.site.render(
             "compare.html.j2",

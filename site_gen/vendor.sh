@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Refresh the vendored chart libraries in docs/assets/vendor/ from npm (no CDN at run time).
-# Exact versions are pinned here; bump them together and keep vega-lite's major version equal to
-# altair.SCHEMA_VERSION's (tests/site/test_vendor.py checks it). Needs npm; downloads three tarballs.
+# Exact versions are pinned here; bump them together. The browser gets no vega-lite: the specs are
+# compiled to Vega at build time (site_gen/vega_compile.py), whose output's Vega major version must equal
+# vega's here (tests/site/test_vendor.py checks it). Needs npm; downloads two tarballs.
 # Usage: bash site_gen/vendor.sh            (run from the repository root)
 set -euo pipefail
 
 VEGA=6.4.0
-VEGA_LITE=6.4.3
 VEGA_EMBED=7.3.0
 
 dest="$(cd "$(dirname "$0")/.." && pwd)/docs/assets/vendor"
@@ -25,7 +25,6 @@ fetch() {  # fetch NAME VERSION FILE: unpack the npm tarball, copy the plain-scr
 {
   echo "# Vendored from npm by site_gen/vendor.sh: package version file sha256"
   fetch vega "$VEGA" vega.min.js
-  fetch vega-lite "$VEGA_LITE" vega-lite.min.js
   fetch vega-embed "$VEGA_EMBED" vega-embed.min.js
 } > "$dest/VERSIONS.tmp"
 mv "$dest/VERSIONS.tmp" "$dest/VERSIONS"

@@ -257,6 +257,8 @@ def test_guide_pages_render_charts_and_planner_offline(site_url: str, browser: o
             page.goto(f"{site_url}/guide/{p.stem}.html")
             if "<!-- " in p.read_text(encoding="utf-8"):
                 page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+                # the charts below the first screen too (drawn when scrolled to)
+                page.evaluate("window.llmbench.drawAll().then(() => 1)")
                 assert page.locator(".lb-chart svg, .lb-chart canvas").count() >= 1, p.name
                 assert page.locator(".lb-error, .lb-empty").count() == 0, p.name
         # Reached by Material's instant navigation (no full page load), the planner still mounts.

@@ -85,7 +85,7 @@ def explorer_transfer(site: Path) -> dict[str, int]:
     html = (site / "explorer.html").read_text(encoding="utf-8")
     data = re.search(r'data-lb-src="([^"]+)"', html)
     parts = {"html": site / "explorer.html", "data": site / data.group(1) if data else None}
-    for name in ("vega", "vega-lite", "vega-embed"):
+    for name in ("vega", "vega-embed"):
         parts[name] = site / "assets" / "vendor" / f"{name}.min.js"
     parts["llmbench.js"] = site / "assets" / "js" / "llmbench.js"
     material = sorted((site / "assets" / "javascripts").glob("bundle.*.min.js"))
@@ -303,7 +303,7 @@ def measure(label: str, results: Path, work: Path) -> None:
     print(f"[{label}] full build of {report.runs:,} runs: {total:.2f} s ({steps})")
     sizes = explorer_transfer(work / "site")
     ours = sum(v for k, v in sizes.items() if k != "material.js")
-    vega = sizes["vega"] + sizes["vega-lite"] + sizes["vega-embed"]
+    vega = sizes["vega"] + sizes["vega-embed"]
     print(
         f"[{label}] explorer transfer, gzip: {ours / 1024:.0f} KB (HTML + data + JS; target <= 500 KB with "
         f"real data), of it vega {vega / 1024:.0f} KB, data {sizes['data'] / 1024:.0f} KB, "

@@ -71,6 +71,9 @@ def test_explorer_h200_fp8_shows_exactly_the_duckdb_runs_and_the_url_and_csv_agr
     assert page.text_content(".lb-count") == f"{len(expected):,} of {total:,} runs"
     with_metric = sum(1 for *_, has in expected if has)
     assert page.evaluate(COUNT_MARKS, 0) == with_metric  # one point per run in "each run by GPU"
+    # the second chart, below the first screen, is drawn when scrolled to, with the filters chosen before
+    page.locator(".lb-chart").nth(1).scroll_into_view_if_needed()
+    page.wait_for_function("window.llmbench.charts()[1].view && window.llmbench.charts()[1].shown")
     assert page.evaluate(COUNT_MARKS, 1) == with_metric
 
     query = parse_qs(urlparse(page.url).query)
@@ -166,6 +169,8 @@ def test_every_page_loads_without_console_errors_or_outside_requests_and_is_scre
                 for path in pages:
                     instant(w.page, f"{real_url}/{path}")
                     assert w.page.locator(".lb-error").count() == 0, path
+                    # every chart, also those below the first screen (drawn when scrolled to)
+                    w.page.evaluate("window.llmbench.drawAll().then(() => 1)")
                     drawn = w.page.evaluate("window.llmbench.charts().filter(c => c.view).length")
                     assert drawn == w.page.locator(".lb-chart").count(), path
             for kind, path in kinds.items():
@@ -241,6 +246,7 @@ def test_a_filter_that_matches_nothing_says_so(fixture_url: str, watched: Watche
     page = watched.open(f"{fixture_url}/explorer.html?gpu=V100+SXM2+32GB&precision=FP8")
     assert page.text_content(".lb-count") == "0 of 12 runs"
     assert "No runs match these filters" in page.text_content(".lb-table-note")
+    page.evaluate("window.llmbench.drawAll().then(() => 1)")  # the chart below the first screen too
     messages = page.eval_on_selector_all(
         ".lb-chart .lb-status", "ps => ps.filter(p => !p.hidden).map(p => p.textContent)"
     )

@@ -1,5 +1,6 @@
 """Every chart page as a reader first sees it: a fixed viewport (desktop 1440x900, phone 390x844), no
-resize, no full-page capture. Each chart drawn is exported with Vega's SVG renderer (``view.toSVG()``,
+resize, no full-page capture; each chart scrolled to, as a reader does (the charts below the first screen
+are drawn when they come near it). Each chart drawn is exported with Vega's SVG renderer (``view.toSVG()``,
 the same scene at the same size) and measured in the page: every axis label, axis title, legend and
 chart title must lie inside the chart's view box, and the tick labels of a quantitative axis must read
 as whole numbers ("1,000", never "00", the clipped rendering the first render used to give). The
@@ -27,8 +28,18 @@ NUMBER = re.compile(r"^[-−]?(0|[1-9]\d{0,2}(,\d{3})*)(\.\d+)?[kMG%]?$")
 # quantitative axes (from the scenegraph: the axis' scale type); the layout before and after a resize.
 MEASURE = """async () => {
   const out = [];
+  const until = async (ok) => {
+    for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
+  };
   for (const c of window.llmbench.charts()) {
-    if (!c.view || c.target.hidden) continue;
+    c.el.scrollIntoView({block: 'center'});
+    await until(() => c.drawn);
+    await c.drawn;
+    if (!c.view) {
+      out.push({label: c.el.getAttribute('aria-label'), undrawn: true});
+      continue;
+    }
+    if (c.target.hidden) continue;
     const v = c.view;
     const before = {origin: v.origin(), width: v.width(), height: v.height()};
     const svg = await v.toSVG();
@@ -111,6 +122,9 @@ def test_every_chart_is_drawn_whole_on_first_render(
             for c in w.page.evaluate(MEASURE):
                 charts += 1
                 where = f"{path} [{c['label']}]"
+                if c.get("undrawn"):
+                    problems.append(f"{where}: not drawn after scrolling to it")
+                    continue
                 if c["clipped"]:
                     problems.append(f"{where}: cut off at the chart's edge: {c['clipped'][:5]}")
                 if c["svgWidth"] > c["container"] + 1:

@@ -1,25 +1,108 @@
 """Speed and access as a reader meets them (Chromium, fixed viewport): the chart libraries and the planner
-load only on pages that use them, also when reached by Material's instant navigation; the page does not
+load only on pages that use them, also when reached by Material's instant navigation; a chart below the
+first screen is drawn when the reader scrolls to it, with the filters as they are then; the page does not
 jump while charts and filters arrive (cumulative layout shift < 0.1, Lighthouse's "good"); each chart
 carries its data as a table, with the figures DuckDB gives."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import duckdb
 import pytest
 
-from tests.site.conftest import Watched
+from tests.site.conftest import ROOT, Watched
 from tests.site.test_browser import instant
 
 pytestmark = pytest.mark.browser
 
-LIBS = ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "planner-data.js", "planner.js")
+LIBS = ("vega.min.js", "vega-embed.min.js", "planner-data.js", "planner.js")
 
 
 def loaded(requests: list[str]) -> set[str]:
     return {name for name in LIBS for url in requests if url.endswith("/" + name)}
+
+
+DRAWN = "window.llmbench.charts().map(c => !!c.view)"
+POINTS = "(i) => window.llmbench.countMarks(window.llmbench.charts()[i].view.scenegraph().root)"
+
+
+def test_a_chart_below_the_first_screen_is_drawn_when_scrolled_to_with_the_filters_of_then(
+    real_site: Path, real_url: str, browser: object
+) -> None:
+    con = duckdb.connect(str(real_site / "llmbench.duckdb"), read_only=True)
+    h200 = con.execute(
+        "SELECT count(*) FROM runs WHERE gpu = 'H200 SXM 141GB' AND precision = 'FP8'"
+        " AND output_tps_per_gpu IS NOT NULL"
+    ).fetchone()[0]
+    con.close()
+    w = Watched(browser, 390, 844)
+    requests: list[str] = []
+    w.page.on("request", lambda r: requests.append(r.url))
+    try:
+        page = w.open(f"{real_url}/explorer.html")
+        # On a phone the explorer's first screen is its text and filter bar: no chart drawn, Vega fetched
+        # (at low priority) but not run, each chart's box already as tall as the chart reserves.
+        assert page.evaluate(DRAWN) == [False, False]
+        assert page.evaluate("typeof window.vega") == "undefined"
+        assert {"vega.min.js", "vega-embed.min.js"} <= loaded(requests)
+        boxes = page.eval_on_selector_all(
+            ".lb-chart",
+            "els => els.map(e => [e.getBoundingClientRect().height, parseFloat(e.style.minHeight)])",
+        )
+        assert all(reserve > 300 and height >= reserve for height, reserve in boxes), boxes
+        # Filters chosen before any chart is drawn (a preset on the first screen: no scrolling) ...
+        preset = page.locator(".lb-preset", has_text="FP8 on H200")
+        assert parse_qs(urlparse(preset.get_attribute("href")).query) == {
+            "gpu": ["H200 SXM 141GB"],
+            "precision": ["FP8"],
+        }
+        assert preset.bounding_box()["y"] + preset.bounding_box()["height"] < 844
+        preset.click()
+        page.wait_for_function(
+            "document.querySelector('.lb-count').textContent.startsWith('" + f"{h200:,} ')"
+        )
+        assert page.evaluate("scrollY") == 0 and page.evaluate(DRAWN) == [False, False]
+        # ... holds in each chart drawn later: scrolled to with the mouse wheel, like a reader.
+        for i in range(2):
+            top = page.evaluate(f"document.querySelectorAll('.lb-chart')[{i}].getBoundingClientRect().top")
+            page.mouse.wheel(0, top - 100)
+            page.wait_for_function(f"!!window.llmbench.charts()[{i}].view", timeout=20_000)
+            page.wait_for_function(f"window.llmbench.charts()[{i}].drawn")
+            page.evaluate(f"window.llmbench.charts()[{i}].drawn.then(() => 1)")
+            assert page.evaluate(POINTS, i) == h200
+            assert page.evaluate(f"window.llmbench.charts()[{i}].target.hidden") is False
+        page.screenshot(path=str(ROOT / "build" / "screenshots" / "explorer-phone-scrolled.png"))
+        assert w.errors == [] and w.external == []
+    finally:
+        w.close()
+
+
+def test_printing_draws_the_charts_not_drawn_yet(real_url: str, browser: object) -> None:
+    w = Watched(browser, 1440, 900)
+    try:
+        page = w.open(f"{real_url}/explorer.html")
+        assert page.evaluate(DRAWN) == [True, False]
+        page.pdf()  # Chromium's print: beforeprint, the page laid out for paper, afterprint
+        assert page.evaluate(DRAWN) == [True, True]
+        assert page.evaluate(POINTS, 1) > 1000
+        # Ctrl+P before Vega has run (a phone that has not scrolled to a chart): the page runs Vega, draws
+        # every chart, then opens the print dialog.
+        phone = Watched(browser, 390, 844)
+        try:
+            page = phone.open(f"{real_url}/explorer.html")
+            printed = "window.__printed = window.llmbench.charts().map(c => !!c.view)"
+            page.evaluate(f"() => {{ window.print = () => {{ {printed}; }}; }}")
+            page.keyboard.press("Control+p")
+            page.wait_for_function("window.__printed", timeout=20_000)
+            assert page.evaluate("window.__printed") == [True, True]
+            assert phone.errors == []
+        finally:
+            phone.close()
+        assert w.errors == []
+    finally:
+        w.close()
 
 
 def test_vega_and_the_planner_load_only_on_the_pages_that_use_them(real_url: str, browser: object) -> None:
@@ -30,11 +113,14 @@ def test_vega_and_the_planner_load_only_on_the_pages_that_use_them(real_url: str
         w.open(f"{real_url}/how-to/add-your-result.html")  # no chart, no planner
         assert loaded(requests) == set()
         w.page.evaluate("window.__same_document = 1")
-        # a chart page reached without a reload: the page script fetches Vega and draws every chart
+        # a chart page reached without a reload: the page script fetches Vega and draws the chart on the
+        # first screen, the other when the reader scrolls to it
         instant(w.page, f"{real_url}/explorer.html")
-        assert loaded(requests) == {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js"}
-        drawn = w.page.evaluate("window.llmbench.charts().filter(c => c.view && c.view.scenegraph()).length")
-        assert drawn == w.page.locator(".lb-chart").count() == 2
+        assert loaded(requests) == {"vega.min.js", "vega-embed.min.js"}
+        assert w.page.evaluate(DRAWN) == [True, False]
+        w.page.locator(".lb-chart").nth(1).scroll_into_view_if_needed()
+        w.page.wait_for_function("window.llmbench.charts().every(c => c.view && c.view.scenegraph())")
+        assert w.page.locator(".lb-chart").count() == 2
         # the planner's page: its scripts, once, and the planner drawn
         instant(w.page, f"{real_url}/guide/07-memory.html")
         w.page.wait_for_selector("#llmbench-planner .llmbench-planner__form", timeout=20_000)

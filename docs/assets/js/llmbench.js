@@ -1,7 +1,8 @@
 /* llmbench page script: the one generic script of the site (no chart knowledge lives here).
  *
- * It renders every chart placeholder (.lb-chart: a Vega-Lite spec in data-lb-spec, built by Python with
- * Altair), loads the page's one data file (a <script> that assigns window.LLMBENCH_DATA[key]; works from
+ * It renders every chart placeholder (.lb-chart: a Vega spec in data-lb-spec, built by Python with Altair
+ * and compiled from Vega-Lite at build time, site_gen/vega_compile.py) when it comes near the screen,
+ * loads the page's one data file (a <script> that assigns window.LLMBENCH_DATA[key]; works from
  * file://), and drives each filter scope (.lb-scope): the filter bar, the "N of M runs" count, every chart,
  * the results table and its CSV download, with the state in the URL query string (back/forward work).
  * Strings from result files only ever reach the page through textContent, attribute values and Vega's
@@ -53,17 +54,25 @@
   const LOCALE = document.documentElement.lang || I18N.lang || "en";
   const LIMIT_DELAY_MS = 600; // a latency filter applies this long after the last keystroke
   const DATA_TABLE_MAX = 1000; // rows of a chart's data table (one-point-per-run charts can have thousands)
+  // A chart is drawn when it comes within this share of the viewport's height of the screen (below or
+  // above): the charts a reader never scrolls to cost a phone nothing. The first drawing is the charts in
+  // the first screen only (no margin): most chart pages show at most one there.
+  const LAZY_MARGIN = 0.5;
   // The chart libraries and the planner load only on pages that use them (this script is the one loaded
   // on every page); paths are relative to this script, so they work from any page and from file://.
   const ASSETS = new URL("..", (document.currentScript && document.currentScript.src) || location.href);
-  const VEGA = ["vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.js"];
+  // Vega only: the specs are compiled from Vega-Lite at build time (site_gen/vega_compile.py).
+  const VEGA = ["vendor/vega.min.js", "vendor/vega-embed.min.js"];
   const PLANNER = ["js/planner-data.js", "js/planner.js"];
   const scripts = {}; // asset path -> Promise of its loaded <script>
   const pending = {}; // data key -> Promise of the loaded script
   const decoded = {}; // data key -> row objects (decoded once per session)
-  let charts = []; // {el, spec, view, rows} of the current page
+  let charts = []; // {el, spec, view, rows, source, drawn} of the current page, in page order
   let scopes = []; // controllers of the current page's filter scopes
-  const api = { lastFilterMs: null, lastTableMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null };
+  let observer = null; // the IntersectionObserver that draws charts as they come near the screen
+  let drawing = Promise.resolve(); // the queue of chart drawings: one chart per task
+  // drawAll: draw every chart of the page now (printing, tests); resolves when all are drawn.
+  const api = { lastFilterMs: null, lastTableMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null, drawAll };
   window.llmbench = api;
 
   /* ---- data ---------------------------------------------------------------------------------- */
@@ -90,6 +99,16 @@
     );
   }
 
+  // Fetched into the cache without running (loadScripts runs them when needed).
+  function prefetch(paths) {
+    for (const path of paths) {
+      if (scripts[path] || !/^https?:$/.test(location.protocol)) continue;
+      const href = new URL(path, ASSETS).href;
+      if (document.querySelector(`link[rel=prefetch][href="${href}"]`)) continue;
+      document.head.append(el("link", { rel: "prefetch", as: "script", href }));
+    }
+  }
+
   function loadRows(src, key) {
     const store = () => window.LLMBENCH_DATA || {};
     if (!store()[key] && !pending[key]) {
@@ -101,7 +120,10 @@
         document.head.appendChild(s);
       });
     }
-    return Promise.resolve(pending[key]).then(() => decode(key, store()[key]));
+    // decoded in a task of its own, not in the one that ran the (large) data script
+    return Promise.resolve(pending[key])
+      .then(() => (decoded[key] ? null : yieldToMain()))
+      .then(() => decode(key, store()[key]));
   }
 
   function decode(key, payload) {
@@ -272,6 +294,7 @@
       }
       this.state = this.ownsUrl ? stateFromQuery(this.keys, location.search, this.defaults) : clone(this.defaults);
       this.price = this.priceCfg ? this.urlPrice() : null;
+      await yieldToMain(); // decoding and indexing the rows, then the bar and table: two tasks, not one
       this.buildBar();
       this.initLimits();
       this.root.querySelectorAll(".lb-preset").forEach((a) =>
@@ -283,15 +306,14 @@
       );
       const download = this.root.querySelector(".lb-download");
       if (download) download.addEventListener("click", () => this.download());
-      // The bar, count and table at once (the page takes its final layout), then the first drawing, one
-      // chart per task: the page stays responsive while the charts arrive.
+      // The bar, count and table at once (the page takes its final layout), then the charts on the first
+      // screen, one per task (the page stays responsive while they arrive); the others when the reader
+      // scrolls near them, each with the rows of the filters as they are then.
       this.refresh();
-      this.charts = [];
-      for (const c of this.root.querySelectorAll(".lb-chart")) {
-        await yieldToMain();
-        this.charts.push(await embed(c, null));
-      }
-      await this.apply(false, true);
+      this.charts = [...this.root.querySelectorAll(".lb-chart")].map((node) => node.__lbChart);
+      const t0 = performance.now();
+      await Promise.all(this.charts.map((c) => lazy(c, () => this.rows)));
+      this.rendered(performance.now() - t0);
     }
 
     buildBar() {
@@ -524,18 +546,18 @@
       if (this.table) this.renderTable();
     }
 
-    async apply(measure, refreshed) {
+    // A filter change: the bar, count and table, then every chart drawn so far (a chart not drawn yet
+    // takes this.rows when it is).
+    async apply(measure) {
       const t0 = performance.now();
-      if (!refreshed) this.refresh();
-      if (measure) await Promise.all(this.charts.map((c) => setRows(c, this.rows)));
-      else {
-        for (const c of this.charts) {
-          await yieldToMain();
-          await setRows(c, this.rows);
-        }
-      }
+      this.refresh();
+      await Promise.all(this.charts.filter((c) => c.view).map((c) => setRows(c, this.rows)));
       const ms = performance.now() - t0;
       if (measure) api.lastFilterMs = ms;
+      this.rendered(ms);
+    }
+
+    rendered(ms) {
       this.root.dataset.lbRendered = String((Number(this.root.dataset.lbRendered) || 0) + 1);
       this.root.dispatchEvent(new CustomEvent("llmbench:rendered", { bubbles: true, detail: { ms } }));
     }
@@ -738,50 +760,111 @@
 
   /* ---- charts --------------------------------------------------------------------------------- */
 
+  // Material's palette as Vega config (the specs are Vega: Vega-Lite's view and font settings are the
+  // styles its compiler gives the plot's frame, guides and text marks).
   function themeConfig() {
     const dark = document.body.getAttribute("data-md-color-scheme") === "slate";
     const fg = dark ? "#d5d8e2" : "#202124";
     const line = dark ? "#4a4f5c" : "#dadce0";
+    const font = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
     const axis = { labelColor: fg, titleColor: fg, gridColor: line, domainColor: line, tickColor: line };
     return {
       background: "transparent",
-      font: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
       axis,
       legend: { labelColor: fg, titleColor: fg },
       title: { color: fg },
-      view: { stroke: line },
+      style: {
+        cell: { stroke: line },
+        "guide-label": { font },
+        "guide-title": { font },
+        "group-title": { font, fill: fg },
+        "group-subtitle": { font },
+        text: { font },
+      },
     };
   }
 
-  async function embed(node, rows) {
-    const chart = { el: node, spec: json(node, "data-lb-spec", {}), view: null, rows };
+  // The spec's signals (Vega-Lite params compiled to Vega signals).
+  function signals(spec) {
+    return spec.signals || [];
+  }
+
+  // Every chart placeholder of the page gets its record (and its closed data table) at once, in page
+  // order; it is drawn later (lazy, draw). source() gives its rows when it is drawn: a scope's rows as the
+  // filters are then, a static chart's fixed rows, or null (compare mode sets them itself); no source
+  // yet: the rows are still loading.
+  function register(node) {
+    const chart = { el: node, spec: json(node, "data-lb-spec", {}), view: null, rows: null, source: null, drawn: null };
+    node.__lbChart = chart;
+    // The HTML's "Loading chart… (needs JavaScript)": the script runs; the box stays empty until drawn.
+    const status = node.querySelector(".lb-status");
+    if (status) status.hidden = true;
     charts.push(chart);
     dataTable(chart);
-    await render(chart);
     return chart;
   }
 
+  // Draw the chart (once; one chart per task, in the order asked; now: at once, in this task).
+  // Resolves when it is drawn.
+  function draw(chart, now) {
+    if (!chart.drawn && chart.source) {
+      if (observer) observer.unobserve(chart.el);
+      const paint = async () => {
+        if (!window.vegaEmbed) await loadScripts(VEGA);
+        if (!charts.includes(chart)) return chart; // the page was left (instant navigation)
+        await render(chart);
+        const rows = chart.source();
+        if (rows) await setRows(chart, rows);
+        return chart;
+      };
+      const done = now ? paint() : drawing.then(yieldToMain).then(paint);
+      chart.drawn = done.catch((e) => {
+        showError(chart.el, e);
+        return chart;
+      });
+      if (!now) drawing = chart.drawn; // a failed chart does not stop the queue
+    }
+    return chart.drawn;
+  }
+
+  async function drawAll() {
+    await api.ready;
+    await Promise.all(charts.filter((c) => c.source).map((c) => draw(c)));
+  }
+
+  // With its rows' source set: draw the chart now when it is on the first screen, else when the reader
+  // scrolls near it (or resizes the window). Resolves when the first drawing is done (at once for a chart
+  // left for later).
+  function lazy(chart, source) {
+    chart.source = source;
+    const r = chart.el.getBoundingClientRect();
+    if ((r.bottom > 0 && r.top < window.innerHeight) || !window.IntersectionObserver) return draw(chart);
+    later.push(chart);
+    if (observer) observer.observe(chart.el);
+    return Promise.resolve(chart);
+  }
+
+  // The observer starts at the reader's first scroll or resize: before it, a chart half a screen below
+  // the first would be drawn during the page load (a phone's busiest time) for a reader who may never
+  // scroll; from then on, each chart is drawn as it comes within LAZY_MARGIN of the screen.
+  let later = []; // charts of the page left for later
+  function watch() {
+    if (observer || !later.length || !window.IntersectionObserver) return;
+    observer = new IntersectionObserver(
+      (entries) => entries.forEach((e) => e.isIntersecting && e.target.__lbChart && draw(e.target.__lbChart)),
+      { rootMargin: `${LAZY_MARGIN * 100}% 0px` }
+    );
+    for (const c of later) if (!c.drawn) observer.observe(c.el);
+  }
+  window.addEventListener("scroll", watch, { passive: true });
+  window.addEventListener("resize", watch, { passive: true });
+
   /* ---- a chart's data as a table (for screen readers and anyone who wants the figures) ---------- */
 
-  // The fields a reader sees in the chart's tooltip (usermeta.llmbench.tooltip or the tooltip encoding),
-  // else those of its position, colour and text channels.
+  // The fields a reader sees in the chart's tooltip, else those of its position, colour and text channels:
+  // taken from the Vega-Lite encodings at build time (site_gen.vega_compile.table_fields).
   function tableFields(spec) {
-    const lazy = ((spec.usermeta || {}).llmbench || {}).tooltip;
-    if (lazy) return lazy.map((f) => ({ field: f.field, title: f.title || f.field, format: f.format }));
-    const units = [spec, ...(spec.layer || [])];
-    const title = (d) => (Array.isArray(d.title) ? d.title.join(" ") : d.title) || d.field;
-    for (const u of units) {
-      const tip = (u.encoding || {}).tooltip;
-      if (Array.isArray(tip)) return tip.filter((d) => d.field).map((d) => ({ field: d.field, title: title(d), format: d.format }));
-    }
-    const out = [];
-    for (const u of units) {
-      for (const ch of ["x", "y", "color", "xOffset", "text"]) {
-        const d = (u.encoding || {})[ch];
-        if (d && d.field && !d.aggregate && !out.some((f) => f.field === d.field)) out.push({ field: d.field, title: title(d), format: d.format });
-      }
-    }
-    return out;
+    return ((spec.usermeta || {}).llmbench || {}).fields || [];
   }
 
   // The data behind the marks drawn: the data mark with the most items (bars, points, line vertices).
@@ -805,7 +888,7 @@
     if (!fields.length) return;
     const details = el("details", { class: "lb-data" });
     details.append(el("summary", {}, UI.dataTable));
-    details.addEventListener("toggle", () => details.open && fillDataTable(chart));
+    details.addEventListener("toggle", () => details.open && (chart.view ? fillDataTable(chart) : draw(chart)));
     chart.el.after(details);
     chart.details = details;
     chart.fields = fields;
@@ -853,6 +936,7 @@
       actions: { export: true, source: false, compiled: false, editor: false },
       logLevel: window.vega ? window.vega.Error : 0, // an empty selection is a message of ours, not a warning
       renderer: "canvas",
+      hover: false, // no hover encodings in the specs (vega-embed turns hover on for Vega specs)
       config: themeConfig(),
       tooltip: { theme: dark ? "dark" : "light" },
     });
@@ -868,7 +952,7 @@
     lazyTooltip(chart);
     urlSignal(chart);
     // A control of the chart's own (e.g. "Split by source") redraws it: the data table follows.
-    for (const param of chart.spec.params || []) {
+    for (const param of signals(chart.spec)) {
       if (param.bind) chart.view.addSignalListener(param.name, () => chart.view.runAfter(() => fillDataTable(chart)));
     }
     // A mark of one run (or a bar naming its best run) opens that run's card.
@@ -974,7 +1058,7 @@
       chart.view.change("runs", window.vega.changeset().remove(removed).insert(added));
       chart.started = true;
     }
-    const params = chart.spec.params || [];
+    const params = signals(chart.spec);
     if (params.some((p) => p.name === "gpus_shown")) {
       chart.view.signal("gpus_shown", distinct(rows, "gpu", "gpu_order")); // legend: GPUs drawn only
     }
@@ -1058,7 +1142,7 @@
           this.update(true);
         })
       );
-      this.chart = await embed(this.root.querySelector(".lb-chart"), null);
+      this.chart = await draw(Object.assign(this.root.querySelector(".lb-chart").__lbChart, { source: () => null }));
       await this.update(false);
     }
 
@@ -1302,6 +1386,9 @@
 
   function teardown() {
     for (const c of charts) if (c.view) c.view.finalize();
+    if (observer) observer.disconnect();
+    observer = null;
+    later = [];
     charts = [];
     scopes = [];
   }
@@ -1316,15 +1403,13 @@
       return;
     }
     // The run card draws no chart; every other placeholder needs Vega.
-    const needsVega = [...placeholders].some((n) => !n.classList.contains("lb-runcard"));
-    if (needsVega && !window.vegaEmbed) {
-      try {
-        await loadScripts(VEGA);
-      } catch (e) {
-        placeholders.forEach((n) => showError(n, e));
-        return;
-      }
-    }
+    // Vega runs when the first chart is drawn (draw), which on a phone may be after a scroll: until then
+    // it is only fetched, at low priority, so that it is at hand. A chart on the first screen needs it
+    // now: fetched at once, beside the page's data.
+    const first = document.querySelector(".lb-chart");
+    if (first && first.getBoundingClientRect().top < window.innerHeight) loadScripts(VEGA).catch(() => {});
+    else if (first) prefetch(VEGA);
+    document.querySelectorAll(".lb-chart").forEach(register);
     const jobs = [];
     document.querySelectorAll(".lb-scope").forEach((root, i) => {
       const scope = new Scope(root, i);
@@ -1353,22 +1438,36 @@
           .catch((e) => showError(node, e))
       );
     });
-    // Static charts one after another, each in a task of its own.
-    let queue = Promise.resolve();
+    // Static charts: drawn (one per task) when their rows are loaded and they are on the first screen,
+    // or later when the reader scrolls near them.
     document.querySelectorAll(".lb-chart").forEach((node) => {
       if (node.closest(".lb-scope, .lb-compare")) return;
-      const rows = loadRows(node.dataset.lbSrc, node.dataset.lbKey);
-      queue = queue
-        .then(yieldToMain)
-        .then(() => rows)
-        .then((all) => embed(node, all.filter(fixedMatcher(json(node, "data-lb-fixed", {})))))
-        .catch((e) => showError(node, e));
+      jobs.push(
+        loadRows(node.dataset.lbSrc, node.dataset.lbKey)
+          .then((all) => {
+            const rows = all.filter(fixedMatcher(json(node, "data-lb-fixed", {})));
+            return lazy(node.__lbChart, () => rows);
+          })
+          .catch((e) => showError(node, e))
+      );
     });
-    jobs.push(queue);
     api.ready = Promise.all(jobs);
     await api.ready;
     document.body.dataset.lbReady = String(Date.now());
   }
+
+  // Printing draws the charts not drawn yet: with Vega running, drawing inline data waits for no task, so
+  // they are drawn before the browser lays the page out for paper. Before Vega has run (a phone that did
+  // not scroll to a chart), Ctrl/Cmd+P first runs it and draws every chart, then prints.
+  window.addEventListener("beforeprint", () => {
+    if (window.vegaEmbed) for (const c of charts) if (c.source && !c.drawn) draw(c, true);
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (!(ev.ctrlKey || ev.metaKey) || ev.altKey || ev.key.toLowerCase() !== "p") return;
+    if (!charts.some((c) => c.source && !c.view)) return;
+    ev.preventDefault();
+    drawAll().then(() => window.print());
+  });
 
   // A click outside an open filter, or Escape, closes it.
   document.addEventListener("click", (ev) => {
