@@ -113,7 +113,10 @@ def test_latency_filters_on_a_phone(real_url: str, browser: object) -> None:
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing pushes the page wider
         boxes = page.eval_on_selector_all(".lb-limit", "ls => ls.map(l => l.getBoundingClientRect().right)")
         assert max(boxes) <= 390
-        assert page.locator(".lb-limit[data-key=user_min]").get_attribute("class").split().count("lb-active") == 1
+        assert (
+            page.locator(".lb-limit[data-key=user_min]").get_attribute("class").split().count("lb-active")
+            == 1
+        )
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "explorer-limits-390.png"))
         assert w.errors == []
@@ -167,7 +170,9 @@ def test_cost_per_million_tokens_follows_the_price_box_and_the_url(cost_url: str
         "1,000": "0.5556",
         "20,000": "0.2222",
     }
-    assert "Derived from your $/GPU-hour price" in page.get_attribute("th:has([data-key=cost_per_mtok])", "title")
+    assert "Derived from your $/GPU-hour price" in page.get_attribute(
+        "th:has([data-key=cost_per_mtok])", "title"
+    )
     assert "price" not in page.url  # the default stays out of the URL
 
     price.fill("3.5")
@@ -196,5 +201,8 @@ def test_cost_per_million_tokens_follows_the_price_box_and_the_url(cost_url: str
     t = table(ko)
     head = next(h for h in t["head"] if "100만" in h)
     assert "US$3.50" in head
-    assert {r["출력 토큰/초 (전체 GPU)"]: r[head] for r in t["rows"]} == {"1,000": "0.9722", "20,000": "0.3889"}
+    assert {r["출력 토큰/초 (전체 GPU)"]: r[head] for r in t["rows"]} == {
+        "1,000": "0.9722",
+        "20,000": "0.3889",
+    }
     assert watched.errors == [] and watched.external == []
