@@ -10,8 +10,8 @@ after ``throughput`` (they are throughput options, not group options). What chan
 0.17-0.18    + --backend pytorch (experimental), --extra_llm_api_options, --tp/--pp; no --ep (issue #3583)
 0.19-0.21    + --ep; PyTorch opt-in (``--backend pytorch``), default is the TensorRT engine path
 1.0-1.1      default backend pytorch; engines need ``--backend tensorrt``; backend name ``_autodeploy``
-1.2          (``--config``, an alias of --extra_llm_api_options, only where the inventory shows it)
-1.3rc        ``build`` and the tensorrt backend are gone
+1.2          ``--config`` (an alias of --extra_llm_api_options: the 1.2.0 CLI page lists it; 1.1.0's does not)
+1.3rc        ``build`` and the tensorrt backend are gone (1.3.0rc26's page; 1.3.0rc4's still lists both)
 ===========  ==========================================================================================
 
 Where the documentation gives no exact first version (--model_path, --report_json) the earliest era that
@@ -242,9 +242,10 @@ def _throughput_step(job: Job, kv_fraction: float | None, report: Path) -> Step:
 def _llm_api_options_flag(version: str) -> str:
     """``--config`` only where the release's own throughput defines it (bench/trtllm/cli_inventory.yaml).
 
-    The alias came with a pull request opened 2025-11-12 (NVIDIA/TensorRT-LLM#9104); no stored source of
-    1.2.0 shows it, and ``--extra_llm_api_options`` stays a name of the same option after it, so a release
-    without an inventory entry gets the long name, which every release from 0.17 on accepts.
+    The alias came with NVIDIA/TensorRT-LLM#9104 (opened 2025-11-12): the 1.2.0 and 1.3.0rc4 CLI pages list
+    ``--config, --extra_llm_api_options``, the 1.1.0 page and 1.0.0rc4's source only the long name. The long
+    name stays a name of the same option after it, so a release without an inventory entry gets it: every
+    release from 0.17 on accepts it.
     """
     rel = inventory.for_version(version)
     if rel is not None and "--config" in rel.options("throughput"):

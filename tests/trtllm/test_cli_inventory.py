@@ -63,13 +63,62 @@ def test_1_0_concurrency_is_its_own_mutually_exclusive_group_and_no_config_alias
     assert rel.options("throughput")["--warmup"]["default"] == 2
 
 
-def test_every_option_cites_file_and_commit() -> None:
+def test_every_option_cites_file_and_commit_or_its_cli_page() -> None:
     for rel in inventory.releases():
         for name, cmd in rel.data["commands"].items():
             for opt in cmd["options"]:
                 src = opt["source"]
+                if rel.from_docs:
+                    url = f"https://nvidia.github.io/TensorRT-LLM/{rel.name}/commands/trtllm-bench.html"
+                    assert src["kind"] == "docs" and src["url"] == url, (rel.name, name, opt["names"])
+                    # sphinx-click's id: cmdoption-trtllm-bench[-SUBCOMMAND]-<first name without dashes>
+                    sub = "" if name == "global" else f"-{name}"
+                    assert src["anchor"] == f"cmdoption-trtllm-bench{sub}-{opt['names'][0].lstrip('-')}"
+                    continue
                 assert src["file"].endswith(".py") and src["line"] > 0, (rel.name, name, opt["names"])
                 assert len(str(src["commit"])) == 40 or src["commit"] == "unresolved"
+
+
+# --- what the versioned CLI pages show (read by hand: the URLs in bench/trtllm/cli_docs.yaml) ------------
+
+
+def test_config_alias_is_on_the_1_2_0_and_1_3_0rc4_pages_but_not_on_1_1_0() -> None:
+    """1.2.0/commands/trtllm-bench.html (gh-pages 7e873e54) lists '--config, --extra_llm_api_options' under
+    throughput and latency; 1.1.0's (8660c119) lists '--extra_llm_api_options' alone."""
+    for version in ("1.2.0", "1.3.0rc4"):
+        opts = inventory.for_version(version).options("throughput")
+        assert opts["--config"] is opts["--extra_llm_api_options"]
+        assert "--config" in inventory.for_version(version).options("latency")
+    assert "--config" not in _names("1.1.0", "throughput") | _names("1.1.0", "latency")
+    assert "--extra_llm_api_options" in _names("1.1.0", "throughput")
+
+
+def test_1_1_to_1_3rc4_pages_list_what_llmbench_emits() -> None:
+    """On all three pages: throughput takes --tp/--pp/--ep, --concurrency, --warmup, --report_json and the
+    --streaming flag; --backend offers pytorch, _autodeploy and tensorrt; build takes --max_seq_len and has no
+    --max_seq_length; the global group requires -m/--model. --revision is on 1.2.0 and 1.3.0rc4 only."""
+    for version in ("1.1.0", "1.2.0", "1.3.0rc4"):
+        rel = inventory.for_version(version)
+        assert rel is not None and rel.from_docs
+        thr = rel.options("throughput")
+        assert {"--tp", "--pp", "--ep", "--concurrency", "--warmup", "--report_json"} <= set(thr)
+        assert thr["--streaming"]["is_flag"] and not thr["--warmup"]["is_flag"]
+        assert thr["--backend"]["type"] == {
+            "kind": "choice",
+            "choices": ["pytorch", "_autodeploy", "tensorrt"],
+        }
+        assert "--max_seq_len" in rel.options("build") and "--max_seq_length" not in rel.options("build")
+        assert rel.options("global")["--model"]["required"] and rel.options("global")["-m"]["required"]
+        assert ("--revision" in rel.options("global")) == (version != "1.1.0")
+        assert rel.launcher is None  # not on the page: launcher_script takes the era's name
+
+
+def test_docs_entries_carry_the_exclusive_groups_over_from_1_0_and_say_so() -> None:
+    for version in ("1.1.0", "1.2.0", "1.3.0rc4"):
+        rel = inventory.for_version(version)
+        (group,) = rel.exclusive_groups("throughput")
+        assert group["options"] == ["--concurrency"] and group["carried_from"]["release"] == "1.0.0rc4"
+        assert rel.exclusive_groups("build") == [] and "option groups" in rel.data["source"]["not_shown"]
 
 
 # --- the generator on a hand-written checkout -------------------------------------------------------------
@@ -202,6 +251,8 @@ SETTINGS = [
         (r.name, wf, s)
         for r, wf, s in itertools.product(inventory.releases(), ["legacy-engine", "pytorch"], SETTINGS)
         if not (wf == "pytorch" and command.parse_version(r.name) < command.SINCE["pytorch_backend"])
+        # a legacy-engine sweep on 1.3 is refused before planning (tests/sweep/test_sweep.py)
+        and not (wf == "legacy-engine" and command.has(r.name, "no_engines"))
     ],
 )
 def test_plan_emits_only_options_the_release_defines(
@@ -249,8 +300,9 @@ def test_concurrency_is_skipped_with_the_reason_where_the_release_lacks_it(tmp_p
 def test_config_alias_only_where_the_inventory_shows_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """1.0.0rc4's throughput (000a01de) names only --extra_llm_api_options; 1.2 has no entry (no stored 1.2
-    source shows --config): both get the long name. A release whose options list --config gets --config."""
+    """1.0.0rc4's throughput (000a01de) and the 1.1.0 CLI page name only --extra_llm_api_options: the long
+    name. The 1.2.0 and 1.3.0rc4 pages list --config first: --config. Patching 1.0 shows the inventory
+    decides."""
     opts = tmp_path / "opts.yml"
     opts.write_text("print_iter_log: true\n")
 
@@ -263,7 +315,9 @@ def test_config_alias_only_where_the_inventory_shows_it(
         return next(a for a in argv if a in ("--config", "--extra_llm_api_options"))
 
     assert flag("1.0.0") == "--extra_llm_api_options"
-    assert flag("1.2.0") == "--extra_llm_api_options"
+    assert flag("1.1.0") == "--extra_llm_api_options"
+    assert flag("1.2.0") == "--config"
+    assert flag("1.3.0rc26") == "--config"
     data = inventory._load()["1.0.0rc4"]
     entry = next(o for o in data["commands"]["throughput"]["options"] if o["dest"] == "extra_llm_api_options")
     monkeypatch.setitem(entry, "names", ["--config", "--extra_llm_api_options"])
