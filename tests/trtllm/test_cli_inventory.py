@@ -344,3 +344,78 @@ def test_0_13_takes_the_older_0_12_options_and_says_so() -> None:
     assert "--streaming" not in rel.options("throughput")
     assert rel.data["commands"]["throughput"]["source"]["commit"].startswith("20709ce")
     assert "0.12.0" in rel.data["source"]["notes"]
+
+
+# --- the --docs path of the generator on a hand-written transcription -------------------------------------
+
+DOCS = """releases:
+  9.2.0:
+    url: https://nvidia.github.io/TensorRT-LLM/9.2.0/commands/trtllm-bench.html
+    commands:
+      global:
+        - -m, --model <model> | required
+      work:
+        - --rate <rate>
+        - --count <count>
+        - --fast
+        - --mode <mode> | choices a b
+"""
+
+
+def test_generator_adds_docs_releases_with_carried_groups(tmp_path: Path) -> None:
+    base = {"source": {"commit": "c" * 40}, "launcher": "x-launch", "commands": {}}
+    base["commands"]["work"] = {
+        "source": {"file": "w.py", "commit": "c" * 40, "line": 3},
+        "options": [],
+        "exclusive_groups": [
+            {
+                "name": "Limits",
+                "cls": "M",
+                "constraint": "at-most-one",
+                "options": ["--rate", "--count"],
+                "line": 6,
+            },
+            {
+                "name": "Gone",
+                "cls": "M",
+                "constraint": "at-most-one",
+                "options": ["--rate", "--old"],
+                "line": 9,
+            },
+        ],
+    }
+    (tmp_path / "inv.yaml").write_text(yaml.safe_dump({"releases": {"9.1.0": base}}))
+    (tmp_path / "docs.yaml").write_text(DOCS)
+    args = ["--docs", str(tmp_path / "docs.yaml"), "--base", "9.1.0", "--into", str(tmp_path / "inv.yaml")]
+    out = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    rels = yaml.safe_load(out.stdout)["releases"]
+    assert list(rels) == ["9.1.0", "9.2.0"] and rels["9.1.0"] == base
+    rel = rels["9.2.0"]
+    assert rel["source"]["kind"] == "docs" and rel["launcher"] is None
+    (model,) = rel["commands"]["global"]["options"]
+    assert model["names"] == ["-m", "--model"] and model["required"] and model["type"] == {"kind": "value"}
+    assert model["source"]["anchor"] == "cmdoption-trtllm-bench-m"
+    work = {o["names"][0]: o for o in rel["commands"]["work"]["options"]}
+    assert work["--fast"]["is_flag"] and work["--fast"]["type"] == {"kind": "flag"}
+    assert work["--mode"]["type"] == {"kind": "choice", "choices": ["a", "b"]}
+    assert work["--rate"]["source"]["anchor"] == "cmdoption-trtllm-bench-work-rate"
+    # only the group whose options are all on the page is carried, naming where it was read
+    (group,) = rel["commands"]["work"]["exclusive_groups"]
+    assert group["name"] == "Limits" and group["carried_from"] == {
+        "release": "9.1.0",
+        "file": "w.py",
+        "commit": "c" * 40,
+        "line": 6,
+    }
+
+
+def test_generator_names_a_malformed_docs_line(tmp_path: Path) -> None:
+    (tmp_path / "inv.yaml").write_text(
+        yaml.safe_dump({"releases": {"9.1.0": {"source": {}, "commands": {}}}})
+    )
+    (tmp_path / "docs.yaml").write_text(DOCS.replace("--fast", "--fast | default 3"))
+    args = ["--docs", str(tmp_path / "docs.yaml"), "--base", "9.1.0", "--into", str(tmp_path / "inv.yaml")]
+    out = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "cli docs 9.2.0: commands.work" in out.stderr and "unknown field 'default 3'" in out.stderr
