@@ -33,6 +33,9 @@ PAGES = {
     "compare": "compare.html?by=gpu&a=H100+SXM+80GB&b=H200+SXM+141GB",
     "run card": "runs.html#{run_id}",
     "guide page": "guide/04-parallelism.html",
+    "MLPerf page": "generated/mlperf/index.html",
+    "Pareto view": "generated/views/latency-pareto.html",
+    "Korean explorer": "ko/explorer.html",
 }
 
 
@@ -80,6 +83,9 @@ def test_no_serious_or_critical_accessibility_violation(
         assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == scheme
         if kind == "planner":
             page.wait_for_selector(".llmbench-planner__form", timeout=20_000)
+        page.evaluate("window.llmbench && window.llmbench.drawAll && window.llmbench.drawAll()")
+        if kind == "MLPerf page":
+            page.wait_for_selector("[data-mlperf][data-rendered]", timeout=20_000)
         page.add_script_tag(path=str(axe_script))
         found = page.evaluate(RUN_AXE)
         assert found == [], "\n".join(f"{v['rule']} ({v['impact']}, {v['n']}x): {v['nodes']}" for v in found)

@@ -337,3 +337,26 @@ def test_korean_page_keeps_mlcommons_english_beside_korean_and_links_korean_page
         target = ((site / KO_PAGE).parent / path).resolve()
         assert target.is_relative_to((site / "ko").resolve()) and target.is_file(), href
         assert not anchor or f'id="{anchor}"' in target.read_text(encoding="utf-8"), href
+
+
+def test_only_the_mlperf_page_loads_its_script_also_after_instant_navigation(browser, real_url: str) -> None:
+    """mlperf.js is fetched by the page script where an MLPerf section is, not on every page; reached by
+    Material's instant navigation (no full load) the page still renders."""
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    scripts = "performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('.js'))"
+    try:
+        page.goto(f"{real_url}/index.html")
+        page.wait_for_function("document.body.dataset.lbReady")
+        assert not [s for s in page.evaluate(scripts) if s.endswith("/mlperf.js")]
+        link = page.locator(f"a[href$='{PAGE}']")
+        page.evaluate("window.sameDocument = true")
+        link.first.click()
+        page.wait_for_selector("[data-mlperf][data-rendered]", timeout=20_000)
+        assert page.evaluate("document.querySelectorAll('[data-mlperf] svg rect').length") > 0
+        assert [s for s in page.evaluate(scripts) if s.endswith("/mlperf.js")]
+        assert page.evaluate("window.sameDocument === true")  # instant navigation, not a full load
+        assert errors == []
+    finally:
+        page.close()

@@ -64,6 +64,7 @@
   // Vega only: the specs are compiled from Vega-Lite at build time (site_gen/vega_compile.py).
   const VEGA = ["vendor/vega.min.js", "vendor/vega-embed.min.js"];
   const PLANNER = ["js/planner-data.js", "js/planner.js"];
+  const MLPERF = ["js/mlperf.js"]; // the MLPerf page's own script (no Vega); it boots itself when run
   const scripts = {}; // asset path -> Promise of its loaded <script>
   const pending = {}; // data key -> Promise of the loaded script
   const decoded = {}; // data key -> row objects (decoded once per session)
@@ -1397,6 +1398,7 @@
     teardown();
     syncLanguageLinks();
     if (document.getElementById("llmbench-planner")) loadScripts(PLANNER).catch((e) => console.error(e));
+    if (document.querySelector("[data-mlperf]")) loadScripts(MLPERF).catch((e) => console.error(e));
     const placeholders = document.querySelectorAll(".lb-scope, .lb-compare, .lb-runcard, .lb-chart");
     if (!placeholders.length) {
       document.body.dataset.lbReady = String(Date.now());
