@@ -119,6 +119,9 @@ def test_docs_entries_carry_the_exclusive_groups_over_from_1_0_and_say_so() -> N
         (group,) = rel.exclusive_groups("throughput")
         assert group["options"] == ["--concurrency"] and group["carried_from"]["release"] == "1.0.0rc4"
         assert rel.exclusive_groups("build") == [] and "option groups" in rel.data["source"]["not_shown"]
+        # messages cite the page's section (<section id="trtllm-bench-throughput"> on each page)
+        url = f"https://nvidia.github.io/TensorRT-LLM/{version}/commands/trtllm-bench.html"
+        assert rel.where("throughput") == f"its CLI reference, {url}#trtllm-bench-throughput"
 
 
 # --- the generator on a hand-written checkout -------------------------------------------------------------
