@@ -159,7 +159,11 @@ def _ui_strings(tree: object, key: str = "", parent: str = "") -> list[str]:
     """The strings of a widget's JSON a reader sees: labels, help, titles, compare mode's words, an
     input's label (a chart's ``bind.name``) and the text a chart computes (``calculate``, e.g. a note)."""
     if isinstance(tree, dict):
-        return [s for k, v in tree.items() for s in _ui_strings(v, k, key)]
+        # compiled to Vega at build time (site_gen/vega_compile.py): a calculate is a formula's expr
+        formula = (
+            [tree["expr"]] if tree.get("type") == "formula" and isinstance(tree.get("expr"), str) else []
+        )
+        return formula + [s for k, v in tree.items() for s in _ui_strings(v, k, key)]
     if isinstance(tree, list):
         return [s for v in tree for s in _ui_strings(v, key, parent)]
     if isinstance(tree, str) and (
