@@ -113,6 +113,8 @@ class EngineSpec:
     run_facts: Callable[[Sweep], dict[str, Any] | None] = _no_facts
     # relative paths in the engine's section resolved against the sweep file's folder
     resolve_paths: Callable[[Sweep, Path], Sweep] = lambda sweep, base: sweep
+    # what `plan` should say about the sweep as a whole (e.g. commands that could not be checked)
+    notes: Callable[[Sweep], list[str]] = lambda sweep: []
 
 
 _ENGINES: dict[str, EngineSpec] = {}
@@ -265,6 +267,7 @@ def describe(plan: Plan) -> str:
     """What ``llmbench plan`` prints: every job with its exact commands, then the skipped combinations."""
     head = f"sweep {plan.sweep.name}: {len(plan.jobs)} job(s), {len(plan.skipped)} skipped"
     out = [f"{head}; output in {plan.out_dir}"]
+    out += [f"note: {n}" for n in engine(plan.sweep.engine).notes(plan.sweep)]
     for job in plan.jobs:
         kv = job.kv_fraction
         out.append(f"\n[{job.index}] {job.id}  {job.label}")

@@ -415,6 +415,18 @@ def _resolve_paths(sweep: Sweep, base: Path) -> Sweep:
     return sweep
 
 
+def _notes(sweep: Sweep) -> list[str]:
+    v = sweep.trtllm.version
+    if inventory.for_version(v) is not None:
+        return []
+    known = ", ".join(r.name for r in inventory.releases())
+    return [
+        f"TensorRT-LLM {v} has no entry in the option inventory (bench/trtllm/cli_inventory.yaml; read "
+        f"for {known}): neither its source nor its CLI page could be read, so its commands follow the "
+        "per-release rules of bench/trtllm/command.py and are not checked option by option"
+    ]
+
+
 ENGINE = EngineSpec(
     name="trtllm-bench",
     schema_engine="tensorrt-llm",
@@ -433,4 +445,5 @@ ENGINE = EngineSpec(
     installed_version=installed_version,
     run_facts=_run_facts,
     resolve_paths=_resolve_paths,
+    notes=_notes,
 )

@@ -422,3 +422,15 @@ def test_generator_names_a_malformed_docs_line(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
     assert out.returncode == 2
     assert "cli docs 9.2.0: commands.work" in out.stderr and "unknown field 'default 3'" in out.stderr
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "1.2.0"])
+def test_plan_says_when_a_release_is_not_in_the_inventory(version: str, tmp_path: Path) -> None:
+    """0.17-0.21: neither source nor CLI page could be read; `plan` says their commands are unchecked
+    (the release list read from the committed YAML itself, not from the code)."""
+    listed = yaml.safe_load((ROOT / "bench/trtllm/cli_inventory.yaml").read_text())["releases"]
+    inventoried = any(str(name).split(".")[:2] == version.split(".")[:2] for name in listed)
+    over = {"trtllm": {"version": version, "workflow": "pytorch"}}
+    text = engine.describe(plan(tmp_path, over))
+    note = f"note: TensorRT-LLM {version} has no entry in the option inventory"
+    assert (note in text) is not inventoried
