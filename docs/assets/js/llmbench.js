@@ -73,7 +73,7 @@
   let observer = null; // the IntersectionObserver that draws charts as they come near the screen
   let drawing = Promise.resolve(); // the queue of chart drawings: one chart per task
   // drawAll: draw every chart of the page now (printing, tests); resolves when all are drawn.
-  const api = { lastFilterMs: null, lastTableMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null, drawAll };
+  const api = { lastFilterMs: null, lastTableMs: null, charts: () => charts, scopes: () => scopes, countMarks, ready: null, drawAll, loadRows };
   window.llmbench = api;
 
   /* ---- data ---------------------------------------------------------------------------------- */

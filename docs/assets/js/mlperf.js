@@ -64,39 +64,21 @@
 
   /* ---- data ---------------------------------------------------------------------------------- */
 
-  const pending = {};
+  // The rows through the page script's loader and decoder (llmbench.js, which loads this script), each
+  // copied with the figures derived here (the decoded rows are shared with its cache).
   function load(src, key) {
-    const store = () => window.LLMBENCH_DATA || {};
-    if (!store()[key] && !pending[key]) {
-      pending[key] = new Promise((resolve, reject) => {
-        const s = document.createElement("script");
-        s.src = src;
-        s.onload = resolve;
-        s.onerror = () => reject(new Error(src));
-        document.head.appendChild(s);
-      });
-    }
-    return Promise.resolve(pending[key]).then(() => decode(store()[key]));
+    return window.llmbench.loadRows(src, key).then((rows) => rows.map(withFigures));
   }
 
-  function decode(payload) {
-    const names = Object.keys(payload.columns);
-    const rows = new Array(payload.n);
-    for (let i = 0; i < payload.n; i++) {
-      const r = {};
-      for (const name of names) {
-        const col = payload.columns[name];
-        r[name] = Array.isArray(col) ? col[i] : col.codes[i] === null ? null : col.dict[col.codes[i]];
-      }
-      r.value = Number(r.value_text);
-      r.tps = r.metric === "tokens_per_s" ? r.value : null; // never rank samples/s or latency as tokens/s
-      r.per_acc = r.tps === null ? null : r.tps / r.total_accelerators;
-      // site_gen.mlperf_pages._log_parts: null = system_id/benchmark/scenario; "=" + URL = the URL as is
-      const path = r.log_path === null ? `${r.system_id}/${r.benchmark}/${r.scenario}` : r.log_path;
-      r.log_url = path.startsWith("=") ? path.slice(1) : r.log_head + path + LOG_TAIL;
-      rows[i] = r;
-    }
-    return rows;
+  function withFigures(row) {
+    const r = { ...row };
+    r.value = Number(r.value_text);
+    r.tps = r.metric === "tokens_per_s" ? r.value : null; // never rank samples/s or latency as tokens/s
+    r.per_acc = r.tps === null ? null : r.tps / r.total_accelerators;
+    // site_gen.mlperf_pages._log_parts: null = system_id/benchmark/scenario; "=" + URL = the URL as is
+    const path = r.log_path === null ? `${r.system_id}/${r.benchmark}/${r.scenario}` : r.log_path;
+    r.log_url = path.startsWith("=") ? path.slice(1) : r.log_head + path + LOG_TAIL;
+    return r;
   }
 
   /* ---- MLCommons' comparability -------------------------------------------------------------- */
@@ -279,9 +261,9 @@
     root.dataset.ready = "1";
     load(root.dataset.src, root.dataset.key).then(
       (rows) => start(root, rows),
-      (err) => {
+      () => {
         const fb = document.querySelector("[data-mlperf-fallback]");
-        if (fb) fb.prepend(document.createTextNode(UI.loadError + err.message + ". "));
+        if (fb) fb.prepend(document.createTextNode(UI.loadError + root.dataset.src + ". "));
       },
     );
   }
