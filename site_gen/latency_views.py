@@ -186,8 +186,7 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
             baseline="top",
             x=4,
             y=4,
-            fontStyle="italic",
-            color="#555",
+            style="lb-note",  # muted, in the page's theme (site_gen.vega_compile._theme_text)
             limit=alt.ExprRef("width - 8"),
         )
         .encode(text="text:N")

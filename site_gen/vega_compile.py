@@ -24,9 +24,22 @@ def compile_spec(spec: dict[str, Any]) -> dict[str, Any]:
     vg = _compiler()(spec, vl_version=VEGA_LITE)
     # The page's theme sets the background (transparent); Vega-Lite writes its default (white) into the spec.
     vg.pop("background", None)
+    _theme_text(vg)
     if fields:
         vg.setdefault("usermeta", {}).setdefault("llmbench", {})["fields"] = fields
     return vg
+
+
+def _theme_text(node: dict[str, Any]) -> None:
+    """Text marks without a colour of their own take the page theme's (the page script's Vega config:
+    ``style.text``, and ``style["lb-note"]`` for muted notes): Vega-Lite writes its default, black, into
+    each one, which the dark theme's background all but hides."""
+    for mark in node.get("marks", []):
+        if mark.get("type") == "text":
+            update = mark.get("encode", {}).get("update", {})
+            if update.get("fill") == {"value": "black"}:
+                del update["fill"]
+        _theme_text(mark)
 
 
 @cache

@@ -109,6 +109,17 @@ def fixture_url(fixture_site: Path) -> Iterator[str]:
     server.shutdown()
 
 
+def chosen(page, dim: str) -> list[str]:
+    """The values a reader sees ticked in a filter: its list opened (it is built on first opening), read,
+    and closed again with Escape."""
+    page.click(f'.lb-filter[data-dim="{dim}"] .lb-filter-button')
+    values = page.eval_on_selector_all(
+        f'.lb-filter[data-dim="{dim}"] .lb-option input:checked', "els => els.map(e => e.value)"
+    )
+    page.keyboard.press("Escape")
+    return values
+
+
 class Watched:
     """A page that records console errors, page errors, dialogs and every request not to 127.0.0.1."""
 

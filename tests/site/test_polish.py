@@ -116,8 +116,10 @@ def test_a_views_one_value_dimensions_are_replaced_by_a_click(real_url: str, wat
     assert parse_qs(urlparse(page.url).query)["model"] == ["Llama 3.1 70B"]  # replaced, not added
     assert page.text_content('.lb-filter[data-dim="model"] .lb-filter-value') == "Llama 3.1 70B"
     # GPUs stay several at once (the view compares them), and the explorer keeps multi-select everywhere
+    page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')  # a list is built when first opened
     assert page.get_attribute('.lb-filter[data-dim="gpu"] input >> nth=0', "type") == "checkbox"
     page = watched.open(f"{real_url}/explorer.html")
+    page.click('.lb-filter[data-dim="model"] .lb-filter-button')
     assert page.get_attribute('.lb-filter[data-dim="model"] input >> nth=0', "type") == "checkbox"
     assert watched.errors == []
 
@@ -139,6 +141,7 @@ def test_each_release_is_spelled_once_and_the_run_card_keeps_the_files_spelling(
     keys = query(real_site, "SELECT version_key, count(DISTINCT engine_version) FROM runs GROUP BY 1")
     assert all(n == 1 for _, n in keys)
     page = watched.open(f"{real_url}/explorer.html")
+    page.click('.lb-filter[data-dim="version"] .lb-filter-button')
     options = page.eval_on_selector_all('.lb-filter[data-dim="version"] input', "is => is.map(i => i.value)")
     assert "1.2.0" in options and "1.2" not in options
     # an NVIDIA run whose file writes "1.2"

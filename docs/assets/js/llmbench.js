@@ -58,6 +58,7 @@
   // above): the charts a reader never scrolls to cost a phone nothing. The first drawing is the charts in
   // the first screen only (no margin): most chart pages show at most one there.
   const LAZY_MARGIN = 0.5;
+  const FIRST_SCREEN_SHARE = 0.25; // a chart is on the first screen when this share of it shows (onFirstLook)
   // The chart libraries and the planner load only on pages that use them (this script is the one loaded
   // on every page); paths are relative to this script, so they work from any page and from file://.
   const ASSETS = new URL("..", (document.currentScript && document.currentScript.src) || location.href);
@@ -67,7 +68,7 @@
   const MLPERF = ["js/mlperf.js"]; // the MLPerf page's own script (no Vega); it boots itself when run
   const scripts = {}; // asset path -> Promise of its loaded <script>
   const pending = {}; // data key -> Promise of the loaded script
-  const decoded = {}; // data key -> row objects (decoded once per session)
+  const decoded = {}; // data key -> Promise of its row objects (decoded once per session)
   let charts = []; // {el, spec, view, rows, source, drawn} of the current page, in page order
   let scopes = []; // controllers of the current page's filter scopes
   let observer = null; // the IntersectionObserver that draws charts as they come near the screen
@@ -121,14 +122,14 @@
         document.head.appendChild(s);
       });
     }
-    // decoded in a task of its own, not in the one that ran the (large) data script
-    return Promise.resolve(pending[key])
-      .then(() => (decoded[key] ? null : yieldToMain()))
-      .then(() => decode(key, store()[key]));
+    // decoded once per session, in tasks of their own (not in the one that ran the large data script)
+    return Promise.resolve(pending[key]).then(() => decoded[key] || (decoded[key] = decode(store()[key])));
   }
 
-  function decode(key, payload) {
-    if (decoded[key]) return decoded[key];
+  // Row objects from the columnar payload, DECODE_CHUNK rows per task: the explorer's 4,345 rows in one
+  // go were a phone's longest task of the page load.
+  const DECODE_CHUNK = 1500;
+  async function decode(payload) {
     const names = Object.keys(payload.columns);
     const getters = names.map((name) => {
       const col = payload.columns[name];
@@ -137,6 +138,7 @@
     });
     const rows = new Array(payload.n);
     for (let i = 0; i < payload.n; i++) {
+      if (i % DECODE_CHUNK === 0) await yieldToMain();
       const row = {};
       for (let j = 0; j < names.length; j++) row[names[j]] = getters[j](i);
       // lb_jitter (site_gen.charts.JITTER): a stable sideways offset in [0, 1) for one-point-per-run
@@ -144,7 +146,6 @@
       row.lb_jitter = (i * 0.6180339887498949) % 1;
       rows[i] = row;
     }
-    decoded[key] = rows;
     return rows;
   }
 
@@ -171,19 +172,48 @@
   }
 
   function sortedValues(rows, dim) {
-    const order = new Map();
-    for (const r of rows) {
-      const v = r[dim.column];
-      if (v === null || v === undefined) continue;
-      const k = String(v);
-      if (!order.has(k)) order.set(k, dim.sort_column ? r[dim.sort_column] : dim.numeric ? Number(v) : k);
+    return valueCodes(rows, dim).values;
+  }
+
+  // A dimension's distinct values (as text), in its order (sort_column, numeric or text), and each row's
+  // index into them (-1: no value): one pass over the rows, then a sort of the few distinct values.
+  function valueCodes(rows, dim) {
+    const ids = new Map(); // value text -> index in first-seen order
+    const keys = [], order = [];
+    const codes = new Int32Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const v = rows[i][dim.column];
+      if (v === null || v === undefined) {
+        codes[i] = -1;
+        continue;
+      }
+      const k = typeof v === "string" ? v : String(v);
+      let id = ids.get(k);
+      if (id === undefined) {
+        id = keys.length;
+        ids.set(k, id);
+        keys.push(k);
+        order.push(dim.sort_column ? rows[i][dim.sort_column] : dim.numeric ? Number(v) : k);
+      }
+      codes[i] = id;
     }
-    return [...order.keys()].sort((a, b) => {
-      const x = order.get(a), y = order.get(b);
+    const perm = keys.map((_, i) => i);
+    perm.sort((a, b) => {
+      const x = order[a], y = order[b];
       if (x < y) return -1;
       if (x > y) return 1;
-      return a.localeCompare(b);
+      return byText(keys[a], keys[b]);
     });
+    const rank = new Int32Array(keys.length);
+    perm.forEach((id, r) => (rank[id] = r));
+    for (let i = 0; i < codes.length; i++) if (codes[i] >= 0) codes[i] = rank[codes[i]];
+    return { values: perm.map((id) => keys[id]), codes };
+  }
+
+  // Ties in order are broken by code point (as Python's sorted() does), not localeCompare: its first call
+  // loads ICU's collation data, tens of milliseconds of a phone's page load.
+  function byText(a, b) {
+    return a < b ? -1 : a > b ? 1 : 0;
   }
 
   // ``keys``: the filter dimensions and the latency limits (site_gen.dimensions.LIMITS: {key, bound}),
@@ -271,21 +301,18 @@
       this.charts = [];
     }
 
+    // Three tasks, each short enough for a phone to answer input between them: (the rows decoded, then)
+    // the rows indexed, then the bar, count and table.
     async init(rows) {
+      await yieldToMain();
       this.all = rows.filter(fixedMatcher(json(this.root, "data-lb-fixed", {})));
       this.values = {};
       this.index = {}; // dimension -> Map: option text -> its index in this.values, built once
       this.codes = {}; // dimension -> Int32Array: each row's option index (-1: no value), built once
       for (const d of this.dims) {
-        const values = sortedValues(this.all, d);
-        const pos = new Map(values.map((v, i) => [v, i]));
-        const codes = new Int32Array(this.all.length);
-        this.all.forEach((r, i) => {
-          const v = r[d.column];
-          codes[i] = v === null || v === undefined ? -1 : pos.get(String(v));
-        });
+        const { values, codes } = valueCodes(this.all, d);
         this.values[d.key] = values;
-        this.index[d.key] = pos;
+        this.index[d.key] = new Map(values.map((v, i) => [v, i]));
         this.codes[d.key] = codes;
       }
       // each latency limit's figure per row (NaN: the run has none), read once
@@ -295,7 +322,7 @@
       }
       this.state = this.ownsUrl ? stateFromQuery(this.keys, location.search, this.defaults) : clone(this.defaults);
       this.price = this.priceCfg ? this.urlPrice() : null;
-      await yieldToMain(); // decoding and indexing the rows, then the bar and table: two tasks, not one
+      await yieldToMain();
       this.buildBar();
       this.initLimits();
       this.root.querySelectorAll(".lb-preset").forEach((a) =>
@@ -317,6 +344,9 @@
       this.rendered(performance.now() - t0);
     }
 
+    // The bar's buttons; each filter's list of options is built when it is first opened (options),
+    // not at load: the lists are hidden, and the explorer's hold ~350 elements a phone would otherwise
+    // style and lay out while the page loads.
     buildBar() {
       this.bar.textContent = "";
       this.widgets = {};
@@ -335,31 +365,38 @@
           summary.title = d.help;
           list.append(el("p", { class: "lb-filter-help" }, d.help));
         }
-        const all = el("button", { type: "button", class: "lb-all" }, UI.all);
-        all.addEventListener("click", () => this.choose(d, []));
-        list.append(all);
-        const inputs = [];
-        for (const v of values) {
-          const label = el("label", { class: "lb-option" });
-          const input = el("input", { type: d.multi ? "checkbox" : "radio", name: "lb-" + d.key, value: v });
-          input.dataset.dim = d.key;
-          input.addEventListener("change", () => {
-            const chosen = d.multi ? inputs.filter((i) => i.checked).map((i) => i.value) : [v];
-            this.choose(d, chosen);
-          });
-          const count = el("span", { class: "lb-n" });
-          label.append(input, el("span", { class: "lb-option-text" }, v), count);
-          list.append(label);
-          inputs.push(input);
-        }
         box.append(list);
         summary.addEventListener("click", () => this.toggle(box, list.hidden));
         this.bar.append(box);
-        this.widgets[d.key] = { box, shown, inputs };
+        this.widgets[d.key] = { box, shown, list, dim: d, inputs: null };
       }
       const reset = el("button", { type: "button", class: "lb-reset md-button" }, UI.reset);
       reset.addEventListener("click", () => this.setState(clone(this.defaults), true));
       this.bar.append(reset);
+    }
+
+    // A filter's "all" button and one checkbox (radio) per value with its count, built once.
+    options(w) {
+      if (w.inputs) return;
+      const d = w.dim;
+      const all = el("button", { type: "button", class: "lb-all" }, UI.all);
+      all.addEventListener("click", () => this.choose(d, []));
+      w.list.append(all);
+      const inputs = [];
+      for (const v of this.values[d.key]) {
+        const label = el("label", { class: "lb-option" });
+        const input = el("input", { type: d.multi ? "checkbox" : "radio", name: "lb-" + d.key, value: v });
+        input.dataset.dim = d.key;
+        input.addEventListener("change", () => {
+          const chosen = d.multi ? inputs.filter((i) => i.checked).map((i) => i.value) : [v];
+          this.choose(d, chosen);
+        });
+        label.append(input, el("span", { class: "lb-option-text" }, v), el("span", { class: "lb-n" }));
+        w.list.append(label);
+        inputs.push(input);
+      }
+      w.inputs = inputs;
+      this.syncOptions(w);
     }
 
     // The latency limits and the price (drawn by the build, disabled until now): a limit is a filter (a
@@ -429,6 +466,7 @@
     toggle(box, open) {
       for (const w of Object.values(this.widgets)) {
         const show = open && w.box === box;
+        if (show) this.options(w);
         w.box.querySelector(".lb-options").hidden = !show;
         w.box.querySelector(".lb-filter-button").setAttribute("aria-expanded", String(show));
       }
@@ -508,25 +546,33 @@
     }
 
     syncWidgets(counts) {
+      this.counts = counts;
       for (const d of this.dims) {
         const w = this.widgets[d.key];
         if (!w) continue;
-        const chosen = new Set(this.state[d.key] || []);
-        const index = this.index[d.key];
-        for (const input of w.inputs) {
-          input.checked = chosen.has(input.value);
-          const n = counts[d.key][index.get(input.value)] || 0;
-          input.parentElement.querySelector(".lb-n").textContent = " " + COUNT.format(n);
-          input.parentElement.classList.toggle("lb-zero", n === 0);
-        }
-        const list = [...chosen];
+        const list = this.state[d.key] || [];
         w.shown.textContent = list.length === 0 ? UI.allValue : list.length === 1 ? list[0] : UI.selected(list.length);
         w.box.classList.toggle("lb-active", list.length > 0);
+        this.syncOptions(w);
       }
       for (const [key, input] of Object.entries(this.limitInputs || {})) {
         const v = (this.state[key] || [])[0];
         if (limitValue(input.value) !== limitValue(v)) input.value = v === undefined ? "" : v;
         input.parentElement.classList.toggle("lb-active", v !== undefined);
+      }
+    }
+
+    // A built option list: which values are chosen, and each value's count under the other filters.
+    syncOptions(w) {
+      if (!w.inputs || !this.counts) return;
+      const key = w.dim.key;
+      const chosen = new Set(this.state[key] || []);
+      const index = this.index[key];
+      for (const input of w.inputs) {
+        input.checked = chosen.has(input.value);
+        const n = this.counts[key][index.get(input.value)] || 0;
+        input.parentElement.querySelector(".lb-n").textContent = " " + COUNT.format(n);
+        input.parentElement.classList.toggle("lb-zero", n === 0);
       }
     }
 
@@ -632,8 +678,14 @@
       this.thead.append(tr);
       this.tbody = el("tbody");
       this.table.replaceChildren(this.thead, this.tbody);
+      // The box's scroll offset and size are read here, where the layout is fresh, and kept: reading
+      // them while drawing (after the rows changed) would force a layout of the whole page each time.
+      this.top = 0;
       let queued = false;
       this.wrap.addEventListener("scroll", () => {
+        this.top = this.wrap.scrollTop;
+        this.boxHeight = this.wrap.clientHeight;
+        if (!this.rowHeight) this.measureRow();
         if (queued) return;
         queued = true;
         requestAnimationFrame(() => {
@@ -641,6 +693,13 @@
           this.drawRows();
         });
       });
+    }
+
+    // A row's height: the CSS's (td height 1.5rem, no wrapping) until a drawn row is measured.
+    measureRow() {
+      const tr = this.tbody.querySelector("tr:not(.lb-spacer)");
+      const h = tr ? tr.getBoundingClientRect().height : 0;
+      if (h > 0) this.rowHeight = h;
     }
 
     renderTable() {
@@ -651,7 +710,7 @@
       });
       this.sorted = this.sortedRows();
       this.table.setAttribute("aria-rowcount", String(this.sorted.length + 1));
-      this.wrap.scrollTop = 0;
+      if (this.top) this.wrap.scrollTop = this.top = 0; // (setting it forces a layout: only when scrolled)
       this.drawRows();
       const note = this.root.querySelector(".lb-table-note");
       const n = this.sorted.length;
@@ -663,11 +722,17 @@
     }
 
     // The rows in the table's box (plus a margin), between two spacer rows of the height of the others.
+    // Nothing here reads the layout: the offset and box height come from the last scroll event, the
+    // row height from the CSS until a row is measured (measureRow), the box's height from its CSS
+    // (min(32rem, 70vh)) until then.
     drawRows() {
       const rows = this.sorted || [];
-      const h = this.rowHeight || 24;
-      const first = Math.max(0, Math.floor(this.wrap.scrollTop / h) - 10);
-      const last = Math.min(rows.length, first + Math.ceil((this.wrap.clientHeight || 800) / h) + 20);
+      const rem = remPx();
+      const h = this.rowHeight || 1.5 * rem;
+      const box = this.boxHeight || Math.min(32 * rem, 0.7 * window.innerHeight);
+      const top = Math.floor(this.top / h); // the first row in the box; ten more drawn above and below
+      const first = Math.max(0, top - 10);
+      const last = Math.min(rows.length, top + Math.ceil(box / h) + 10);
       const frag = document.createDocumentFragment();
       const spacer = (px) => {
         const tr = el("tr", { class: "lb-spacer", "aria-hidden": "true" });
@@ -680,14 +745,6 @@
       for (let i = first; i < last; i++) frag.append(this.rowElement(rows[i], i));
       if (last < rows.length) frag.append(spacer((rows.length - last) * h));
       this.tbody.replaceChildren(frag);
-      if (!this.rowHeight && last > first) {
-        const tr = this.tbody.querySelector("tr:not(.lb-spacer)");
-        const measured = tr ? tr.getBoundingClientRect().height : 0;
-        if (measured > 0) {
-          this.rowHeight = measured;
-          if (Math.abs(measured - h) > 0.5) this.drawRows();
-        }
-      }
     }
 
     rowElement(r, i) {
@@ -753,6 +810,17 @@
     return ((price * gpus) / (outputTps * 3600)) * 1e6;
   }
 
+  // The root font size in px (Material: 20 px on phones, more on wide screens): a style read, no layout.
+  let rootPx = 0;
+  function remPx() {
+    if (!rootPx) rootPx = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+    return rootPx;
+  }
+  window.addEventListener("resize", () => {
+    rootPx = 0;
+    for (const s of scopes) s.boxHeight = 0; // 70vh: from the CSS again at the next drawing
+  }, { passive: true });
+
   function cell(v, numeric) {
     if (v === null || v === undefined) return "–";
     if (!numeric) return String(v);
@@ -766,6 +834,7 @@
   function themeConfig() {
     const dark = document.body.getAttribute("data-md-color-scheme") === "slate";
     const fg = dark ? "#d5d8e2" : "#202124";
+    const muted = dark ? "#aeb3c2" : "#5f6368"; // a note in the plot: 7.7:1 on slate, 6.0:1 on white
     const line = dark ? "#4a4f5c" : "#dadce0";
     const font = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
     const axis = { labelColor: fg, titleColor: fg, gridColor: line, domainColor: line, tickColor: line };
@@ -780,7 +849,9 @@
         "guide-title": { font },
         "group-title": { font, fill: fg },
         "group-subtitle": { font },
-        text: { font },
+        // text marks without a colour of their own (site_gen.vega_compile._theme_text)
+        text: { font, fill: fg },
+        "lb-note": { fill: muted, fontStyle: "italic" },
       },
     };
   }
@@ -833,23 +904,54 @@
     await Promise.all(charts.filter((c) => c.source).map((c) => draw(c)));
   }
 
-  // With its rows' source set: draw the chart now when it is on the first screen, else when the reader
+  // With its rows' source set: draw the chart now when it shows on the first screen, else when the reader
   // scrolls near it (or resizes the window). Resolves when the first drawing is done (at once for a chart
-  // left for later).
+  // left for later). Whether it shows is asked of an IntersectionObserver, whose answer comes after the
+  // browser's own layout: reading the chart's position here would force a layout of the page in the
+  // middle of building it (the largest part of a phone's page load after Material's bundle).
   function lazy(chart, source) {
     chart.source = source;
-    const r = chart.el.getBoundingClientRect();
-    if ((r.bottom > 0 && r.top < window.innerHeight) || !window.IntersectionObserver) return draw(chart);
-    later.push(chart);
-    if (observer) observer.observe(chart.el);
-    return Promise.resolve(chart);
+    if (!window.IntersectionObserver) return draw(chart);
+    return new Promise((resolve) => {
+      chart.looked = resolve;
+      if (!firstLook) firstLook = new IntersectionObserver(onFirstLook, { threshold: [0, FIRST_SCREEN_SHARE] });
+      firstLook.observe(chart.el);
+    });
+  }
+
+  // A chart shows when FIRST_SCREEN_SHARE of its box, or of the screen's height, is in view: a box whose
+  // top edge peeks in at the bottom shows nothing yet, and is drawn at the reader's first scroll.
+  function shows(rect) {
+    const seen = Math.min(rect.bottom, window.innerHeight) - Math.max(rect.top, 0);
+    return seen / Math.min(rect.height || 1, window.innerHeight) >= FIRST_SCREEN_SHARE;
+  }
+
+  function onFirstLook(entries) {
+    for (const e of entries) {
+      const chart = e.target.__lbChart;
+      firstLook.unobserve(e.target);
+      if (!chart || !chart.looked) continue;
+      const resolve = chart.looked;
+      chart.looked = null;
+      if (e.isIntersecting && shows(e.boundingClientRect)) {
+        resolve(draw(chart));
+        continue;
+      }
+      later.push(chart);
+      if (observer) observer.observe(chart.el);
+      else if (moved) watch();
+      resolve(chart);
+    }
   }
 
   // The observer starts at the reader's first scroll or resize: before it, a chart half a screen below
   // the first would be drawn during the page load (a phone's busiest time) for a reader who may never
   // scroll; from then on, each chart is drawn as it comes within LAZY_MARGIN of the screen.
   let later = []; // charts of the page left for later
+  let firstLook = null; // the IntersectionObserver that tells which charts show on the first screen
+  let moved = false; // the reader has scrolled or resized since the page was shown
   function watch() {
+    moved = true;
     if (observer || !later.length || !window.IntersectionObserver) return;
     observer = new IntersectionObserver(
       (entries) => entries.forEach((e) => e.isIntersecting && e.target.__lbChart && draw(e.target.__lbChart)),
@@ -1096,7 +1198,7 @@
   function distinct(rows, column, orderColumn) {
     const order = new Map();
     for (const r of rows) if (r[column] !== null && !order.has(r[column])) order.set(r[column], r[orderColumn]);
-    return [...order.keys()].sort((a, b) => order.get(a) - order.get(b) || String(a).localeCompare(String(b)));
+    return [...order.keys()].sort((a, b) => order.get(a) - order.get(b) || byText(String(a), String(b)));
   }
 
   // Number of data marks (points, bars, line vertices) drawn, excluding axes and legends.
@@ -1388,7 +1490,10 @@
   function teardown() {
     for (const c of charts) if (c.view) c.view.finalize();
     if (observer) observer.disconnect();
+    if (firstLook) firstLook.disconnect();
     observer = null;
+    firstLook = null;
+    moved = false;
     later = [];
     charts = [];
     scopes = [];
@@ -1396,6 +1501,7 @@
 
   async function boot() {
     teardown();
+    remPx(); // read before the page script changes the page: then the style is fresh and the read cheap
     syncLanguageLinks();
     if (document.getElementById("llmbench-planner")) loadScripts(PLANNER).catch((e) => console.error(e));
     if (document.querySelector("[data-mlperf]")) loadScripts(MLPERF).catch((e) => console.error(e));
@@ -1409,7 +1515,7 @@
     // it is only fetched, at low priority, so that it is at hand. A chart on the first screen needs it
     // now: fetched at once, beside the page's data.
     const first = document.querySelector(".lb-chart");
-    if (first && first.getBoundingClientRect().top < window.innerHeight) loadScripts(VEGA).catch(() => {});
+    if (first && shows(first.getBoundingClientRect())) loadScripts(VEGA).catch(() => {});
     else if (first) prefetch(VEGA);
     document.querySelectorAll(".lb-chart").forEach(register);
     const jobs = [];
@@ -1547,7 +1653,10 @@
     attributeFilter: ["data-md-color-scheme"],
   });
 
-  if (window.document$ && location.protocol !== "file:") window.document$.subscribe(() => boot());
+  // boot in a task of its own: document$ replays the page at once, inside this script's first run
+  // (which loads ICU's number data for the formatters above), and one long task blocks a phone longer
+  // than two shorter ones.
+  if (window.document$ && location.protocol !== "file:") window.document$.subscribe(() => yieldToMain().then(boot));
   else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => boot());
   else boot();
 })();
