@@ -86,10 +86,10 @@ def test_price_from_the_url_sets_the_cost_and_is_kept_on_back_and_forward(
     page.go_back()
     page.wait_for_function("!location.search.includes('engine=')")
     assert parse_qs(urlparse(page.url).query)["price"] == ["4"]
-    page.wait_for_function("document.querySelector('.vega-bind input[type=number]').value === '4'")
+    page.wait_for_function("document.querySelector('.vega-bind input[type=number]')?.value === '4'")
     assert hovered_cost(page) == "$0.47"
     page.go_forward()
-    page.wait_for_function("document.querySelector('.vega-bind input[type=number]').value === '3'")
+    page.wait_for_function("document.querySelector('.vega-bind input[type=number]')?.value === '3'")
     assert watched.errors == [] and watched.external == []
 
 

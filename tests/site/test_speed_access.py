@@ -146,6 +146,51 @@ def test_vega_and_the_planner_load_only_on_the_pages_that_use_them(real_url: str
         w.close()
 
 
+INDEX = "search/search_index.json"
+# When the index was requested and when the page's load event ended, by the browser's own clocks.
+INDEX_TIMING = """(name) => {
+  const index = performance.getEntriesByType('resource').find((e) => e.name.endsWith(name));
+  const nav = performance.getEntriesByType('navigation')[0];
+  return {start: index ? index.startTime : null, loaded: nav.loadEventEnd};
+}"""
+
+
+def test_the_search_index_waits_until_the_page_has_loaded(real_url: str, browser: object) -> None:
+    """Material asks for the index (~180 KB gzip) as its bundle starts; on a phone that shares the link
+    with the page's first paint. It comes after the load event instead, unasked, so search is ready."""
+    w = Watched(browser, 390, 844)
+    try:
+        w.open(f"{real_url}/generated/views/generational-uplift.html")
+        w.page.wait_for_function(f"({INDEX_TIMING})('{INDEX}').start !== null", timeout=20_000)
+        timing = w.page.evaluate(INDEX_TIMING, INDEX)
+        assert timing["loaded"] > 0 and timing["start"] >= timing["loaded"], timing
+        assert w.errors == []
+    finally:
+        w.close()
+
+
+def test_search_opened_before_the_page_has_loaded_still_finds_pages(real_url: str, browser: object) -> None:
+    """A reader who presses "/" while an image still loads (the load event 30 s away) gets results."""
+    w = Watched(browser, 1440, 900)
+    held: list[object] = []
+    w.page.route("**/slow.png", lambda route: held.append(route))  # answered never: load waits
+    w.page.add_init_script(
+        "document.addEventListener('DOMContentLoaded', () => {"
+        " const img = new Image(); img.src = '/slow.png'; document.body.append(img); })"
+    )
+    try:
+        w.page.goto(f"{real_url}/index.html", wait_until="domcontentloaded")
+        w.page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+        w.page.keyboard.press("/")
+        w.page.keyboard.type("quantisation")
+        w.page.wait_for_selector(".md-search-result__item", timeout=20_000)
+        assert w.page.evaluate("document.readyState") != "complete"
+        items = w.page.eval_on_selector_all(".md-search-result__item", "xs => xs.map(x => x.textContent)")
+        assert any("uantisation" in t for t in items), items
+    finally:
+        w.close()
+
+
 # The layout shifts of a page load (PerformanceObserver, buffered), summed: an upper bound of CLS.
 SHIFTS = """() => new Promise((resolve) => {
   let sum = 0;
