@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,19 @@ class Submission:
     gpu: str
     notes: str
     reference: dict[tuple[int, int], int]  # (isl, osl) -> the num_requests the compared source used
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """One suite output folder, the plan it ran (path as cited in the runs' commands) and the UTC day it
+    ran: its log gives times of day only. ``drop`` names finished jobs whose runs stay out of the file (a
+    repeat that checked an exported point, an outlier its repeat did not reproduce); the submission's
+    notes say why."""
+
+    folder: Path
+    plan: str
+    day: dt.date
+    drop: frozenset[str] = field(default_factory=frozenset)
 
 
 def _done_times(log: str, day: dt.date) -> dict[str, dt.datetime]:
@@ -106,21 +119,25 @@ def _run(job: dict[str, Any], plan_path: str, when: dt.datetime | None, sub: Sub
     }
 
 
-def build(bundles: list[tuple[Path, str]], day: dt.date, sub: Submission) -> ResultFile:
-    """One result file from suite output folders (each with bundle.json and log.txt) and their plan paths."""
+def build(bundles: list[Bundle], day: dt.date, sub: Submission) -> ResultFile:
+    """One result file, submitted on ``day``, from suite output folders (bundle.json and log.txt each)."""
     runs, env, version, model_id, dtype = [], {}, set(), set(), set()
-    for folder, plan_path in bundles:
-        data = json.loads((folder / "bundle.json").read_text(encoding="utf-8"))
-        log = (folder / "log.txt").read_text(encoding="utf-8") if (folder / "log.txt").exists() else ""
-        times = _done_times(log, day)
+    for b in bundles:
+        data = json.loads((b.folder / "bundle.json").read_text(encoding="utf-8"))
+        log = (b.folder / "log.txt").read_text(encoding="utf-8") if (b.folder / "log.txt").exists() else ""
+        times = _done_times(log, b.day)
         env = data["environment"] | env
-        for job in data["jobs"]:
-            if "report" not in job:
+        finished = [job for job in data["jobs"] if "report" in job]
+        unknown = b.drop - {job["name"] for job in finished}
+        if unknown:
+            raise ValueError(f"{b.folder}: no finished job named {', '.join(sorted(unknown))} to drop")
+        for job in finished:
+            if job["name"] in b.drop:
                 continue
             version.add(job["report"]["engine"]["version"])
             model_id.add(job["report"]["engine"]["model"])
             dtype.add(job["report"]["engine"]["dtype"])
-            runs.append(_run(job, plan_path, times.get(job["name"]), sub))
+            runs.append(_run(job, b.plan, times.get(job["name"]), sub))
     if len(version) != 1 or len(model_id) != 1 or len(dtype) != 1:
         raise ValueError(f"bundles differ in engine version, model or dtype: {version}, {model_id}, {dtype}")
     precision = {"bfloat16": "BF16", "float16": "FP16", "float32": "FP32"}[dtype.pop()]
@@ -169,8 +186,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m bench.engines.bundle_export", description=__doc__.split("\n")[0]
     )
-    p.add_argument("--bundle", nargs=2, action="append", metavar=("DIR", "PLAN"), required=True)
-    p.add_argument("--date", type=dt.date.fromisoformat, required=True)
+    p.add_argument(
+        "--bundle", nargs=3, action="append", metavar=("DIR", "PLAN", "DAY"), required=True,
+        help="a suite output folder, its plan and the UTC day it ran (YYYY-MM-DD); repeatable",
+    )  # fmt: skip
+    p.add_argument(
+        "--drop", nargs=2, action="append", default=[], metavar=("DIR", "JOB"),
+        help="leave that bundle's finished job out of the file (say why in --notes); repeatable",
+    )  # fmt: skip
+    p.add_argument("--date", type=dt.date.fromisoformat, required=True, help="the submission's date")
     p.add_argument("--gpu", required=True, help="Canonical GPU name (the registry's).")
     p.add_argument("--submitter", required=True)
     p.add_argument("--system", required=True)
@@ -181,7 +205,20 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     ref = {(i, o): n for i, o, n in a.reference}
     sub = Submission(a.submitter, a.system, a.title, a.gpu, a.notes, ref)
-    result = build([(Path(d), plan) for d, plan in a.bundle], a.date, sub)
+    drops: dict[Path, set[str]] = {}
+    for folder, job in a.drop:
+        drops.setdefault(Path(folder), set()).add(job)
+    known = {Path(d) for d, _plan, _day in a.bundle}
+    if drops.keys() - known:
+        p.error(f"--drop names a folder that no --bundle gives: {', '.join(map(str, drops.keys() - known))}")
+    bundles = []
+    for d, plan, day in a.bundle:
+        try:
+            ran = dt.date.fromisoformat(day)
+        except ValueError:
+            p.error(f"--bundle {d} {plan} {day}: the day is not a date (YYYY-MM-DD)")
+        bundles.append(Bundle(Path(d), plan, ran, frozenset(drops.get(Path(d), ()))))
+    result = build(bundles, a.date, sub)
     print(f"wrote {write(result, a.out)}: {len(result.runs)} run(s)")
     return 0
 
