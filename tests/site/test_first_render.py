@@ -2,9 +2,10 @@
 resize, no full-page capture; each chart scrolled to, as a reader does (the charts below the first screen
 are drawn when they come near it). Each chart drawn is exported with Vega's SVG renderer (``view.toSVG()``,
 the same scene at the same size) and measured in the page: every axis label, axis title, legend and
-chart title must lie inside the chart's view box, and the tick labels of a quantitative axis must read
-as whole numbers ("1,000", never "00", the clipped rendering the first render used to give). The
-chart's layout must also equal its own layout after a resize (what used to fix it).
+chart title must lie inside the chart's view box, no title may be cut short with an ellipsis, and the
+tick labels of a quantitative axis must read as whole numbers ("1,000", never "00", the clipped
+rendering the first render used to give). The chart's layout must also equal its own layout after a
+resize (what used to fix it).
 """
 
 from __future__ import annotations
@@ -50,7 +51,11 @@ MEASURE = """async () => {
     const root = box.querySelector('svg');
     const frame = root.getBoundingClientRect();
     const clipped = [];
+    const truncated = [];
     root.querySelectorAll('text').forEach((t) => {
+      // Vega shortens a text past its limit with an ellipsis: a title that loses its end says less
+      const title = '[class*="role-axis-title"], [class*="role-legend-title"], [class*="role-title"]';
+      if (t.closest(title) && t.textContent.endsWith('…')) truncated.push(t.textContent);
       const group = t.closest('[class*="role-axis"], [class*="role-legend"], [class*="role-title"]');
       if (!group || !t.textContent.trim()) return;
       const r = t.getBoundingClientRect();
@@ -81,7 +86,7 @@ MEASURE = """async () => {
     await v.resize().runAsync();
     const after = {origin: v.origin(), width: v.width(), height: v.height()};
     out.push({label: c.el.getAttribute('aria-label'), container: c.el.clientWidth,
-              svgWidth: frame.width, clipped, numeric, before, after});
+              svgWidth: frame.width, clipped, truncated, numeric, before, after});
   }
   return out;
 }"""
@@ -100,6 +105,30 @@ PHONE = ("index.html", "explorer.html", "generated/views/tp-scaling.html",
          "generated/views/version-history.html", "generated/gpus/h200-sxm-141gb.html",
          "generated/models/llama-3-1-70b.html", "generated/views/latency-pareto.html",
          "latency.html")  # fmt: skip
+
+
+def chart_problems(where: str, c: dict) -> list[str]:
+    """What a reader would see wrong in one measured chart (MEASURE's record)."""
+    if c.get("undrawn"):
+        return [f"{where}: not drawn after scrolling to it"]
+    problems = []
+    if c["clipped"]:
+        problems.append(f"{where}: cut off at the chart's edge: {c['clipped'][:5]}")
+    if c["truncated"]:
+        problems.append(f"{where}: titles cut short: {c['truncated'][:5]}")
+    if c["svgWidth"] > c["container"] + 1:
+        problems.append(f"{where}: {c['svgWidth']} px wide in a {c['container']} px box")
+    if not c["numeric"]:  # every chart of the site has a quantitative axis
+        problems.append(f"{where}: no labelled quantitative axis")
+    for axis in c["numeric"]:
+        # a log axis leaves the labels between powers of ten empty on purpose
+        shown = [s for s in axis["labels"] if s]
+        bad = [s for s in shown if not NUMBER.match(s)]
+        if bad or not shown:
+            problems.append(f"{where}: axis {axis['scale']} labels not numbers: {bad}")
+    if c["before"] != c["after"]:
+        problems.append(f"{where}: layout changes on resize: {c['before']} -> {c['after']}")
+    return problems
 
 
 @pytest.mark.parametrize(("width", "height"), [(1440, 900), (390, 844)], ids=["desktop", "phone"])
@@ -121,24 +150,7 @@ def test_every_chart_is_drawn_whole_on_first_render(
                 w.page.screenshot(path=str(SHOTS / f"{path.replace('/', '_')}-{width}.png"))
             for c in w.page.evaluate(MEASURE):
                 charts += 1
-                where = f"{path} [{c['label']}]"
-                if c.get("undrawn"):
-                    problems.append(f"{where}: not drawn after scrolling to it")
-                    continue
-                if c["clipped"]:
-                    problems.append(f"{where}: cut off at the chart's edge: {c['clipped'][:5]}")
-                if c["svgWidth"] > c["container"] + 1:
-                    problems.append(f"{where}: {c['svgWidth']} px wide in a {c['container']} px box")
-                if not c["numeric"]:  # every chart of the site has a quantitative axis
-                    problems.append(f"{where}: no labelled quantitative axis")
-                for axis in c["numeric"]:
-                    # a log axis leaves the labels between powers of ten empty on purpose
-                    shown = [s for s in axis["labels"] if s]
-                    bad = [s for s in shown if not NUMBER.match(s)]
-                    if bad or not shown:
-                        problems.append(f"{where}: axis {axis['scale']} labels not numbers: {bad}")
-                if c["before"] != c["after"]:
-                    problems.append(f"{where}: layout changes on resize: {c['before']} -> {c['after']}")
+                problems += chart_problems(f"{path} [{c['label']}]", c)
         assert w.errors == [], w.errors
     finally:
         w.close()

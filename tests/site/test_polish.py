@@ -6,6 +6,7 @@ DuckDB, colours against the registry's architectures (CIE76 colour differences).
 
 from __future__ import annotations
 
+import html
 import itertools
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -66,6 +67,30 @@ def test_a_chart_title_names_the_model_precision_workload_and_source_it_shows(
     page.wait_for_function("document.body.dataset.lbReady")
     title = page.evaluate("window.llmbench.charts()[0].view.signal('lb_title')")
     assert title == "Llama 3.1 8B · FP16 · ISL/OSL 128/128 · source: NVIDIA"
+    assert watched.errors == []
+
+
+TITLE = "window.llmbench.charts()[0].view.signal('lb_title')"
+
+
+@pytest.mark.browser
+def test_a_long_chart_title_wraps_to_the_charts_width_instead_of_being_cut(
+    real_url: str, watched: Watched
+) -> None:
+    page = watched.open(f"{real_url}/generated/views/generational-uplift.html")
+    whole = page.evaluate(TITLE)
+    assert isinstance(whole, str) and whole.count(" · ") >= 2  # 1280 px: one line
+    page.set_viewport_size({"width": 390, "height": 844})  # the reader turns to a phone's width
+    page.wait_for_function(f"Array.isArray({TITLE})")
+    lines = page.evaluate(TITLE)
+    assert len(lines) >= 2 and " · ".join(lines) == whole
+    width = page.evaluate("window.llmbench.charts()[0].view.width()")
+    svg = page.evaluate("window.llmbench.charts()[0].view.toSVG()")
+    for line in lines:  # each line drawn whole, none cut with an ellipsis
+        assert html.escape(line, quote=False).replace("·", "&#183;") in svg or line in svg, (line, width)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.wait_for_function(f"typeof {TITLE} === 'string'")
+    assert page.evaluate(TITLE) == whole
     assert watched.errors == []
 
 

@@ -829,6 +829,8 @@
 
   /* ---- charts --------------------------------------------------------------------------------- */
 
+  const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
+
   // Material's palette as Vega config (the specs are Vega: Vega-Lite's view and font settings are the
   // styles its compiler gives the plot's frame, guides and text marks).
   function themeConfig() {
@@ -836,7 +838,7 @@
     const fg = dark ? "#d5d8e2" : "#202124";
     const muted = dark ? "#aeb3c2" : "#5f6368"; // a note in the plot: 7.7:1 on slate, 6.0:1 on white
     const line = dark ? "#4a4f5c" : "#dadce0";
-    const font = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
+    const font = FONT;
     const axis = { labelColor: fg, titleColor: fg, gridColor: line, domainColor: line, tickColor: line };
     return {
       background: "transparent",
@@ -1054,6 +1056,10 @@
     }
     lazyTooltip(chart);
     urlSignal(chart);
+    if (signals(chart.spec).some((p) => p.name === "lb_title")) {
+      // a narrower or wider chart (window resized, phone turned) takes its title on other lines
+      chart.view.addResizeListener(() => chart.titleParts && setTitle(chart) && chart.view.runAsync());
+    }
     // A control of the chart's own (e.g. "Split by source") redraws it: the data table follows.
     for (const param of signals(chart.spec)) {
       if (param.bind) chart.view.addSignalListener(param.name, () => chart.view.runAfter(() => fillDataTable(chart)));
@@ -1165,7 +1171,10 @@
     if (params.some((p) => p.name === "gpus_shown")) {
       chart.view.signal("gpus_shown", distinct(rows, "gpu", "gpu_order")); // legend: GPUs drawn only
     }
-    if (params.some((p) => p.name === "lb_title")) chart.view.signal("lb_title", chartTitle(all));
+    if (params.some((p) => p.name === "lb_title")) {
+      chart.titleParts = chartTitle(all);
+      setTitle(chart);
+    }
     await chart.view.runAsync();
     const marks = countMarks(chart.view.scenegraph().root);
     const empty = marks === 0;
@@ -1184,15 +1193,41 @@
   // in the rows (a column with several values is what the chart compares, shown on its axes or legend).
   const TITLE_COLUMNS = ["model_name", "precision", "workload", "gpu", "publisher"];
   function chartTitle(rows) {
-    if (!rows.length) return "";
     const parts = [];
     for (const column of TITLE_COLUMNS) {
-      const first = rows[0][column];
+      const first = rows.length ? rows[0][column] : null;
       if (first === null || first === undefined || rows.some((r) => r[column] !== first)) continue;
       const format = UI.titleParts[column];
       parts.push(format ? format(first) : String(first));
     }
-    return parts.join(UI.titleJoin);
+    return parts;
+  }
+
+  // The title's parts on as many lines as the chart's width needs: Vega cuts a title past its limit with
+  // "…", and on a half-width chart that cut the workload and the source, what the reader must know.
+  // Measured as Vega measures text (a canvas, the title's font); set again when the chart's width changes.
+  let titleMeasure = null;
+  function titleLines(parts, width) {
+    if (!titleMeasure) titleMeasure = document.createElement("canvas").getContext("2d");
+    titleMeasure.font = `bold 12px ${FONT}`; // the title's size in site_gen.charts.to_spec
+    const lines = [];
+    let line = "";
+    for (const part of parts) {
+      const longer = line ? line + UI.titleJoin + part : part;
+      if (line && titleMeasure.measureText(longer).width > width) {
+        lines.push(line);
+        line = part;
+      } else line = longer;
+    }
+    if (line) lines.push(line);
+    return lines.length > 1 ? lines : lines.join("");
+  }
+
+  function setTitle(chart) {
+    const lines = titleLines(chart.titleParts || [], chart.view.width());
+    if (JSON.stringify(lines) === JSON.stringify(chart.view.signal("lb_title"))) return false;
+    chart.view.signal("lb_title", lines);
+    return true;
   }
 
   function distinct(rows, column, orderColumn) {
