@@ -182,13 +182,18 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
         alt.Chart()
         .transform_filter("!isValid(datum.output_tps_per_user) || datum.output_tps_per_user <= 0")
         .transform_aggregate(n="count()")
-        .transform_calculate(text=f"datum.n + '{EN('chart.peak_only_note')}'")
-        # cut with an ellipsis at the plot's width (a phone's plot is narrower than the sentence)
+        # on two lines (an array is a multi-line text), each cut with an ellipsis at the plot's width only
+        # where a phone's plot is narrower still
+        .transform_calculate(
+            text=f"[datum.n + '{EN('chart.peak_only_note')}', '{EN('chart.peak_only_note2')}']"
+        )
         .mark_text(
+            # above the plot, under the title (the chart's bounds and so its title make room for it):
+            # inside the plot it covered points, at the top the big batches', at the bottom the slow ones
             align="left",
-            baseline="top",
-            x=4,
-            y=4,
+            baseline="bottom",
+            x=0,
+            y=-6,
             style="lb-note",  # muted, in the page's theme (site_gen.vega_compile._theme_text)
             limit=alt.ExprRef("width - 8"),
         )

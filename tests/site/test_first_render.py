@@ -2,7 +2,7 @@
 resize, no full-page capture; each chart scrolled to, as a reader does (the charts below the first screen
 are drawn when they come near it). Each chart drawn is exported with Vega's SVG renderer (``view.toSVG()``,
 the same scene at the same size) and measured in the page: every axis label, axis title, legend and
-chart title must lie inside the chart's view box, no title may be cut short with an ellipsis, and the
+chart title must lie inside the chart's view box, no title or note may be cut short with an ellipsis, and the
 tick labels of a quantitative axis must read as whole numbers ("1,000", never "00", the clipped
 rendering the first render used to give). The chart's layout must also equal its own layout after a
 resize (what used to fix it).
@@ -53,9 +53,10 @@ MEASURE = """async () => {
     const clipped = [];
     const truncated = [];
     root.querySelectorAll('text').forEach((t) => {
-      // Vega shortens a text past its limit with an ellipsis: a title that loses its end says less
-      const title = '[class*="role-axis-title"], [class*="role-legend-title"], [class*="role-title"]';
-      if (t.closest(title) && t.textContent.endsWith('…')) truncated.push(t.textContent);
+      // Vega shortens a text past its limit with an ellipsis: a title or a note that loses its end says
+      // less (a long tick or legend label may be shortened: its tooltip and data table have it whole)
+      const label = '[class*="role-axis-label"], [class*="role-legend-label"]';
+      if (!t.closest(label) && t.textContent.endsWith('…')) truncated.push(t.textContent);
       const group = t.closest('[class*="role-axis"], [class*="role-legend"], [class*="role-title"]');
       if (!group || !t.textContent.trim()) return;
       const r = t.getBoundingClientRect();
@@ -115,7 +116,7 @@ def chart_problems(where: str, c: dict) -> list[str]:
     if c["clipped"]:
         problems.append(f"{where}: cut off at the chart's edge: {c['clipped'][:5]}")
     if c["truncated"]:
-        problems.append(f"{where}: titles cut short: {c['truncated'][:5]}")
+        problems.append(f"{where}: titles or notes cut short: {c['truncated'][:5]}")
     if c["svgWidth"] > c["container"] + 1:
         problems.append(f"{where}: {c['svgWidth']} px wide in a {c['container']} px box")
     if not c["numeric"]:  # every chart of the site has a quantitative axis

@@ -221,7 +221,14 @@ def test_korean_pareto_chart_has_no_english_word_but_the_technical_terms(real_si
         words = {w for s in shown for w in re.findall(r"[A-Za-z]{3,}", s)}
         assert words <= {"GPU", "ISL", "OSL", "TTFT", "TPOT"}, (page, words)
         joined = " ".join(strings)
-        for key in ("series", "interactivity_line2", "cost_derived", "price_input", "peak_only_note"):
+        for key in (
+            "series",
+            "interactivity_line2",
+            "cost_derived",
+            "price_input",
+            "peak_only_note",
+            "peak_only_note2",
+        ):
             assert ko.t(f"chart.{key}") in joined, (page, key)
 
 
