@@ -160,9 +160,8 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
             orient="bottom",
             columns=alt.ExprRef("max(1, min(2, floor(width / 320)))"),
             labelLimit=alt.ExprRef("min(290, width - 30)"),
-            titleLimit=alt.ExprRef(
-                "width - 8"
-            ),  # Vega's default (180 px) cut "GPU · engine · precision · ISL/OSL"
+            # Vega's default title limit (180 px) cut "GPU · engine · precision · ISL/OSL"
+            titleLimit=alt.ExprRef("width - 8"),
             symbolLimit=40,
         ),
     )
