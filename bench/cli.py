@@ -354,10 +354,12 @@ def schema_cmd(
     results_dir: Path = RESULTS_DIR,
 ) -> None:
     """Write the result-file JSON Schema, generated from the pydantic model (for editors and CI)."""
+    from bench.contract.destinations import check_generated_target
     from bench.contract.resultfile import write_text_atomic
-    from bench.contract.schema import SCHEMA_FILE, json_schema_text
+    from bench.contract.schema import SCHEMA_FILE, SCHEMA_ID, json_schema_text
 
     path = output or results_dir / SCHEMA_FILE
+    check_generated_target(path, SCHEMA_ID, "--output")
     write_text_atomic(path, json_schema_text())
     err.print(f"[green]wrote[/green] {path}")
 

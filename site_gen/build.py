@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.contract import destinations
 from bench.errors import UserError
 
 GENERATED = "generated"  # the generated pages' folder in the site (docs/generated/ is never written)
@@ -72,6 +73,9 @@ def render_site(
     they use the database as it is (a missing one gives the "no results yet" site). A warning fails the
     build (``strict=False`` only to debug a page). Returns the number of generated pages.
     """
+    config_file = Path(config_file)
+    keep = [config_file, config_file.parent / "docs", Path(db), *([Path(results)] if results else [])]
+    destinations.check_site_target(site_dir, keep)  # before anything is created beside it
     site_dir = Path(site_dir).resolve()
     try:
         site_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -82,6 +86,8 @@ def render_site(
                 with hook_env(db, results):
                     _mkdocs_build(config_file, tmp, strict)
                 pages = sum(1 for _ in (tmp / GENERATED).rglob("*.html"))
+                destinations.mark_site(tmp)
+                destinations.check_site_target(site_dir, keep)  # again: it may have changed meanwhile
                 exchange(tmp, site_dir)
             except OSError as e:
                 if e.filename is None:  # a failed write() names no file: name the folder being written
@@ -226,6 +232,7 @@ def build_site(
     site from it; time each step."""
     from site_gen.load import ingest
 
+    destinations.check_site_target(site_dir, [config_file, Path(config_file).parent / "docs", db, results])
     report = BuildReport()
     t = time.perf_counter()
     ingested = ingest(results, db)

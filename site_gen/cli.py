@@ -58,8 +58,9 @@ def cli_reference_cmd(
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if the page is out of date."),
 ) -> None:
     """Write the command-line reference page from the commands' own help (--check: verify it)."""
+    from bench.contract.destinations import check_generated_target
     from bench.errors import UserError
-    from site_gen.cli_reference import render
+    from site_gen.cli_reference import GENERATED_MARK, render
 
     text = render(ctx.find_root().command)
     if check:
@@ -67,6 +68,7 @@ def cli_reference_cmd(
             raise UserError(f"{out} is out of date with the commands; run: llmbench site cli-reference")
         typer.echo(f"{out} is up to date")
         return
+    check_generated_target(out, GENERATED_MARK, "--out")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")

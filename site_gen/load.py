@@ -28,7 +28,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from bench.contract import registry
+from bench.contract import destinations, registry
 from bench.contract.resultfile import (
     DuplicateFinder,
     Outcome,
@@ -218,6 +218,7 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
     still being checked. If any file has a problem, or a run is duplicated, the new file is deleted and
     ``db`` is left as it was.
     """
+    destinations.check_db_target(db)
     found = scan([results_dir])
     files = found.files
     if found.problems and not files:
@@ -289,6 +290,7 @@ class DbWriter:
         import duckdb
 
         self.con: Any = None
+        destinations.check_db_target(self.db)  # never replace a file that is not a database
         try:
             self.db.parent.mkdir(parents=True, exist_ok=True)
             remove_stale_temps(self.db)
@@ -321,6 +323,7 @@ class DbWriter:
         """Add the derived tables and columns, close, and rename the new file over ``db``."""
         _finish(self.con, self.runs)
         self.con.close()
+        destinations.check_db_target(self.db)  # again: a file may have been put there meanwhile
         os.replace(self.tmp, self.db)
 
     def __exit__(self, typ: object, exc: BaseException | None, tb: object) -> None:

@@ -454,6 +454,7 @@ def is_mlperf(data: Any) -> bool:
 
 
 SCHEMA_FILE = "result.schema.json"  # written to results/ by `llmbench schema`, for editors and other tools
+SCHEMA_ID = "https://llmbench/result.schema"  # in every version's $id: how `schema` knows a file it wrote
 
 
 def json_schema_text() -> str:
@@ -463,7 +464,7 @@ def json_schema_text() -> str:
     both = TypeAdapter(ResultFile | MlperfResultFile).json_schema()
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": f"https://llmbench/result.schema.v{SCHEMA_VERSION}.json",
+        "$id": f"{SCHEMA_ID}.v{SCHEMA_VERSION}.json",
         "title": f"llmbench result file, schema_version 1 or {SCHEMA_VERSION}",
         "description": "schema_version 1: measured and published runs (ResultFile); "
         "2: MLPerf Inference results (MlperfResultFile).",

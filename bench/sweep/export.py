@@ -230,6 +230,15 @@ def default_path(result: ResultFile, records: list[RunRecord], results_dir: Path
     )
 
 
+def _is_result_file(path: Path) -> bool:
+    """Whether ``path`` parses as a result file's top mapping (what --overwrite may replace)."""
+    try:
+        data, problem = resultfile.parse(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError):
+        return False
+    return problem is None and "schema_version" in data
+
+
 def export(db: Path, sweeps: list[str] | None, opts: ExportOptions) -> tuple[Path, int]:
     """Write the result file of the sweeps' successful runs; return its path and the number of runs."""
     store.require(db)
@@ -244,6 +253,8 @@ def export(db: Path, sweeps: list[str] | None, opts: ExportOptions) -> tuple[Pat
         raise UserError(
             f"{path} exists; result files are never edited in place (pass --overwrite or --output)"
         )
+    if path.exists() and not (path.suffix in resultfile.RESULT_SUFFIXES and _is_result_file(path)):
+        raise UserError(f"{path}: exists and is not a result file; --overwrite replaces result files only")
     try:
         resultfile.write_file(result, path)
     except ValueError as e:
