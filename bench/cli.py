@@ -41,6 +41,16 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+_LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def safe(value: object) -> str:
+    """A path or name on one line for rich: every control character and line break as \\xNN (a line
+    feed in a file name must not forge an output line), markup escaped."""
+    text = _LINE_BREAKS.sub(lambda m: ascii(m.group())[1:-1], str(value))
+    return escape(text)
+
+
 def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Turn a UserError into one red line on stderr and exit status 1."""
 
@@ -193,7 +203,9 @@ def export_cmd(
 
     opts = ExportOptions(results_dir, output, submitter, system, overwrite)
     path, runs = export(runs_db, sweep or None, opts)
-    err.print(f"[green]wrote[/green] {path} ({runs} run(s)); check it with `llmbench validate {path}`")
+    err.print(
+        f"[green]wrote[/green] {safe(path)} ({runs} run(s)); check it with `llmbench validate {safe(path)}`"
+    )
 
 
 # --- results store (issue: results store) ------------------------------------------------------------
@@ -216,10 +228,10 @@ def import_csv_cmd(
     if not dry_run:
         write_files(files, results_dir)
     for rel in files:
-        print(results_dir / rel)
+        print(safe(results_dir / rel))
     verb = "would write" if dry_run else "wrote"
     made = f"{len(files):,} file(s), {count_runs(files):,} run(s) from {len(rows):,} row(s)"
-    err.print(f"[green]{verb}[/green] {made} under {results_dir} from {csv_file.name}")
+    err.print(f"[green]{verb}[/green] {made} under {safe(results_dir)} from {safe(csv_file.name)}")
 
 
 @command("import-mlperf")
@@ -234,9 +246,16 @@ def import_mlperf_cmd(
     ),
     results_dir: Path = RESULTS_DIR,
     retrieved: str = typer.Option(None, "--retrieved", help="Date the CSV was retrieved (YYYY-MM-DD)."),
+    replace: bool = typer.Option(
+        False, "--replace", help="Remove the files under results/mlperf/ that the CSV no longer holds."
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check and list the files; write nothing."),
 ) -> None:
-    """Turn MLCommons' MLPerf Inference results into result files (one per round, submitter and system)."""
+    """Turn MLCommons' MLPerf Inference results into result files (one per round, submitter and system).
+
+    Only the files under results/mlperf/ that this command wrote are replaced; an import that would
+    remove some (a CSV of one round) stops unless --replace is given.
+    """
     import datetime as dt
 
     from bench.importers import mlperf
@@ -247,13 +266,24 @@ def import_mlperf_cmd(
         raise UserError(f"--retrieved: expected a date YYYY-MM-DD, got {retrieved!r}") from None
     limits = mlperf.read_limits(benchmarks) if benchmarks else None
     out = mlperf.build(mlperf.read_csv(csv_file), csv_file.name, date, limits)
-    if not dry_run:
-        mlperf.write_files(out, results_dir)
-    for rel in sorted(out.files):
-        print(results_dir / rel)
+    if dry_run:
+        _, done = mlperf.plan_write(out, results_dir, replace=True)
+    else:
+        done = mlperf.write_files(out, results_dir, replace)
+    for rel in done.written:
+        print(safe(results_dir / rel))
+    for rel in done.removed:
+        print(f"removed {safe(results_dir / rel)}")
     verb = "would write" if dry_run else "wrote"
-    made = f"{len(out.files):,} file(s), {out.runs:,} run(s) from {out.rows:,} row(s)"
-    err.print(f"[green]{verb}[/green] {made} under {results_dir / mlperf.OUT_DIR} from {csv_file.name}")
+    made = f"{len(done.written):,} file(s), {out.runs:,} run(s) from {out.rows:,} row(s)"
+    err.print(
+        f"[green]{verb}[/green] {made} under {safe(results_dir / mlperf.OUT_DIR)} from {safe(csv_file.name)}"
+    )
+    if done.unchanged:
+        err.print(f"{len(done.unchanged):,} file(s) already as the CSV has them: left untouched")
+    if done.removed:
+        verb = "would remove" if dry_run else "removed"
+        err.print(f"{verb} {len(done.removed):,} file(s) the CSV no longer holds")
     err.print(f"left out {out.cpu_only:,} CPU-only row(s) (accelerator N/A)")
 
 
@@ -293,7 +323,9 @@ def ingest_cmd(results_dir: Path = RESULTS_DIR, db: Path = DB_PATH) -> None:
     report = ingest(results_dir, db)
     for skipped in report.skipped:
         err.print(printable(str(skipped)), markup=False, highlight=False)
-    err.print(f"[green]ingested[/green] {report.runs:,} run(s) from {report.files} file(s) into {report.db}")
+    err.print(
+        f"[green]ingested[/green] {report.runs:,} run(s) from {report.files} file(s) into {safe(report.db)}"
+    )
 
 
 @command("list")
@@ -333,7 +365,7 @@ def list_cmd(
 
     if listing.is_stale(results_dir, db):
         report = ingest(results_dir, db)
-        err.print(f"ingested {report.runs:,} run(s) from {report.files} file(s) into {db}")
+        err.print(f"ingested {report.runs:,} run(s) from {report.files} file(s) into {safe(db)}")
     filters = listing.Filters(
         gpu, model, precision, isl, osl, tp, source, tpot_max=tpot_max, ttft_max=ttft_max, user_min=user_min
     )

@@ -7,6 +7,7 @@ Every value from a result file is shown as plain text, never interpreted as cons
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from itertools import chain
 from pathlib import Path
@@ -150,7 +151,12 @@ def _cell(value: Any, kind: str) -> str:
         return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
     if kind == "int":
         return f"{value:,}"
-    return str(value)
+    # defence in depth: validate refuses control characters, but a database built by an older version may
+    # hold them, and a terminal obeys them (colours, OSC 8 links, cursor moves)
+    return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], str(value))
+
+
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def table(rows: list[dict[str, Any]], title: str) -> Any:

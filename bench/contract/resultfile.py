@@ -12,12 +12,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import gc
+import hashlib
 import os
 import re
 import signal
 import stat
 import sys
 import tempfile
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -40,6 +42,7 @@ from bench.contract.schema import (
     is_mlperf,
     mlperf_dict_validator,
 )
+from bench.contract.textcheck import bad_strings
 from bench.errors import UserError
 
 __all__ = ["Problem", "run_id", "run_ids"]  # re-exported: callers import them from here
@@ -118,7 +121,65 @@ def _tag_problem(text: str, name: str) -> Problem | None:
                     name, line, "", f"expected plain YAML without tags, got tag {handle or ''}{suffix}"
                 )
     except yaml.YAMLError:
+        return _tag_like(text, name)  # fail closed: yaml-rs may still parse what PyYAML could not scan
+    return None
+
+
+# A '!' where a tag could start: at a line's start, after blanks or a flow indicator.
+_TAG_START = re.compile(r"(?:^|[\s\[{,])(![^\s]*)", re.M)
+
+
+def _tag_like(text: str, name: str) -> Problem | None:
+    m = _TAG_START.search(text)
+    if m is None:
+        return None
+    line = text.count("\n", 0, m.start(1)) + 1
+    return Problem(
+        name,
+        line,
+        "",
+        f"expected plain YAML without tags, got {m.group(1)!r} where a tag may start "
+        "(the file could not be scanned to tell a tag from text; quote the value)",
+    )
+
+
+# Plain scalars that YAML readers turn into numbers differently (1_000, 0x10, 0o17, 0b11, 012: 12 to
+# yaml-rs, 10 to PyYAML): a figure must be written so that every reader sees the same number.
+_ODD_NUMBER = re.compile(r"^[-+]?(0[xXoObB][0-9a-fA-F_]+|[0-9][0-9_]*_[0-9_]*(\.[0-9_]*)?|0[0-9]+)$")
+_ODD_NUMBER_HINT = re.compile(
+    r"[0-9]_[0-9]|0[xXoObB][0-9a-fA-F]|(?<![\w.:/-])[-+]?0[0-9]+\s*(?:$|[,\]}#])", re.M
+)
+
+
+def _number_problem(text: str, name: str) -> Problem | None:
+    if not _ODD_NUMBER_HINT.search(text):  # the scan below costs time: only where one may be
+        return None
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.ScalarToken) and token.plain and _ODD_NUMBER.match(token.value):
+                return Problem(
+                    name,
+                    token.start_mark.line + 1,
+                    "",
+                    f"expected a number in plain decimal digits (no '_', 0x, 0o, 0b or leading 0), "
+                    f"got {token.value} (YAML readers disagree on its value; quote it if it is text)",
+                )
+    except yaml.YAMLError:
         return None  # a syntax error: the parser below reports it with its own location
+    return None
+
+
+def _value_problem(text: str, data: dict[str, Any], name: str) -> Problem | None:
+    """Control characters that only parsing makes (``"\\e"``, ``"\\x85"``), or raw line separators."""
+    if "\\" not in text and "\u2028" not in text and "\u2029" not in text:
+        return None  # no escape and no separator: nothing to find (the raw check ran already)
+    for loc, what in bad_strings(data):
+        line = LineMap(text).line(loc)
+        if line is None:  # PyYAML counts U+2028 as a line break and loses the place: find it in the text
+            at = min((i for i in (text.find("\u2028"), text.find("\u2029")) if i >= 0), default=0)
+            line = text.count("\n", 0, at) + 1
+        field = ".".join(map(str, loc))
+        return Problem(name, line, field, f"expected text without control characters, got {what}")
     return None
 
 
@@ -128,7 +189,7 @@ def parse(text: str, name: str) -> tuple[Any, Problem | None]:
     A UTF-8 byte-order mark is dropped; control characters other than TAB/CR/LF and YAML tags are refused.
     """
     text = text.removeprefix(_BOM)
-    problem = _control_problem(text, name) or _tag_problem(text, name)
+    problem = _control_problem(text, name) or _tag_problem(text, name) or _number_problem(text, name)
     if problem:
         return None, problem
     try:
@@ -138,7 +199,8 @@ def parse(text: str, name: str) -> tuple[Any, Problem | None]:
     if not isinstance(data, dict):
         got = "an empty document" if data is None else type(data).__name__
         return None, Problem(name, 1, "", f"expected a mapping at the top (schema_version, ...), got {got}")
-    return data, None
+    problem = _value_problem(text, data, name)
+    return (None, problem) if problem else (data, None)
 
 
 def check_file(path: Path, root: Path | None = None) -> Checked:
@@ -500,8 +562,18 @@ class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[mi
 
 
 def slug(text: str) -> str:
-    """File-name part: lower case, runs of other characters -> '-'; dots kept (versions, 'llama-3.1')."""
-    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
+    """File-name part: lower case, runs of other characters -> '-'; dots kept (versions, 'llama-3.1').
+
+    Letters and digits of every script are kept (NFKC first, so one name has one spelling): a Korean
+    publisher keeps its name, and two such publishers never share a folder. ASCII names slug as before.
+    """
+    text = unicodedata.normalize("NFKC", text).lower()
+    return re.sub(r"(?:[^\w.]|_)+", "-", text).strip("-.")
+
+
+def _folder(name: str) -> str:
+    """A name's folder: its slug, or, for a name of no letter or digit at all, one made from its hash."""
+    return slug(name) or f"x-{hashlib.sha256(name.encode()).hexdigest()[:10]}"
 
 
 def result_path(
@@ -517,7 +589,7 @@ def result_path(
     ``<publisher>/<trtllm|engine>-<version>/<gpu>--<model>--<precision>[--<suffix>].yaml``."""
     family = "trtllm" if engine == "tensorrt-llm" else engine
     parts = [slug(gpu), slug(model_id.split("/")[-1]), slug(precision)] + ([suffix] if suffix else [])
-    return Path(slug(publisher)) / f"{family}-{engine_version}" / f"{'--'.join(parts)}.yaml"
+    return Path(_folder(publisher)) / f"{family}-{engine_version}" / f"{'--'.join(parts)}.yaml"
 
 
 def write_file(result: ResultFile, path: Path) -> None:

@@ -11,11 +11,9 @@ there is none.
 
 from __future__ import annotations
 
-import csv
+import contextlib
 import datetime as dt
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -24,9 +22,11 @@ from typing import Any
 
 from bench.contract import registry
 from bench.contract.problems import Problem
-from bench.contract.resultfile import check_text, dump_data, slug, write_text_atomic
+from bench.contract.resultfile import check_text, dump_data, slug, write_texts_atomic
 from bench.contract.schema import MLPERF_SCHEMA_VERSION
 from bench.errors import ProblemsError, UserError
+from bench.importers import csvfile
+from bench.importers.csvfile import Row
 
 OUT_DIR = "mlperf"  # under results/
 # When the rows of results/sources/mlperf/ were read from MLCommons' repositories (the footnote's "date of
@@ -76,16 +76,11 @@ _INSTINCT = re.compile(r"MI3[0-9]{2}X")
 
 
 @dataclass
-class Row:
-    line: int
-    values: dict[str, str]
-
-
-@dataclass
 class Import:
     """What an import would write: file path (relative to results/) -> result data, and what it skipped."""
 
     files: dict[Path, dict[str, Any]] = field(default_factory=dict)
+    lines: dict[Path, list[int]] = field(default_factory=dict)  # the CSV line of each run of a file
     rows: int = 0
     cpu_only: int = 0
 
@@ -95,20 +90,8 @@ class Import:
 
 
 def read_csv(path: Path, required: tuple[str, ...] = REQUIRED) -> list[Row]:
-    """The rows of a CSV with the line each starts on; a missing column is one located error."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"{path.name}: expected a readable UTF-8 CSV, got {e}") from None
-    reader = csv.DictReader(text.splitlines(keepends=True))
-    missing = [c for c in required if c not in (reader.fieldnames or [])]
-    if missing:
-        raise UserError(f"{path.name}:1: expected columns {', '.join(missing)}, got none of them")
-    rows, start = [], 2
-    for values in reader:
-        rows.append(Row(start, values))
-        start = reader.line_num + 1
-    return rows
+    """The rows of a CSV with the line each starts on, read strictly (``csvfile``: every problem located)."""
+    return csvfile.read(path, required)
 
 
 class _Rows:
@@ -129,10 +112,10 @@ class _Rows:
         return None
 
     def count(self, row: Row, column: str) -> int | None:
-        v = row.values[column]
-        if v.isdigit() and int(v) > 0:
-            return int(v)
-        self.bad(row, column, "a whole number > 0")
+        n = csvfile.whole(row.values[column])
+        if n is not None and n > 0:
+            return n
+        self.bad(row, column, "a whole number > 0 in ASCII digits")
         return None
 
     def exact(self, row: Row, column: str, optional: bool = False) -> float | None:
@@ -305,10 +288,34 @@ def build(
         if path in out.files:  # two systems whose names differ only in characters slug drops
             check.bad(group[0], "system_id", f"a system whose file name is not already {path}")
         out.files[path] = _clean(data)
+        out.lines[path] = [r.line for r in gpu_rows]
+    _check_result_ids(check, rows)
     if check.problems:
         raise ProblemsError(check.problems, f"in {csv_name}; nothing written")
-    _check_files(out)
+    _check_files(out, csv_name)
     return out
+
+
+def _check_result_ids(check: _Rows, rows: list[Row]) -> None:
+    """A result ID names one system's submission (MLCommons: one ID per system and round, shared by its
+    benchmark rows): never two systems, and never one benchmark, scenario and division twice."""
+    system_of: dict[str, Row] = {}
+    result_of: dict[tuple[str, ...], Row] = {}
+    for r in rows:
+        v = r.values
+        rid = v.get("result_id", "")
+        first = system_of.setdefault(rid, r)
+        if (first.values["submitter"], first.values["system_id"]) != (v["submitter"], v["system_id"]):
+            where = f"{first.values['submitter']}, {first.values['system_id']}"
+            check.bad(r, "result_id", f"the ID of this system, not of line {first.line}'s ({where})")
+        key = (rid, v["benchmark"], v["scenario"], v["division"])
+        if key in result_of and result_of[key] is not r:
+            check.bad(
+                r,
+                "result_id",
+                f"one row per benchmark and scenario, not a second of line {result_of[key].line}",
+            )
+        result_of.setdefault(key, r)
 
 
 def _check_limits(check: _Rows, row: Row, limits: dict[tuple[str, str, str], dict[str, str]]) -> None:
@@ -342,27 +349,91 @@ def _clean(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _check_files(out: Import) -> None:
-    """Every file is checked as ``llmbench validate`` would check it, before anything is written."""
+def _check_files(out: Import, csv_name: str) -> None:
+    """Every file is checked as ``llmbench validate`` would check it, before anything is written; a
+    problem is reported at the CSV line it comes from (a run's own row, else the system's first row)."""
     problems = []
     for path, data in out.files.items():
-        problems += check_text(dump_data(data), str(path)).problems
+        for p in check_text(dump_data(data), str(path)).problems:
+            m = re.match(r"runs\.(\d+)", p.path)
+            lines = out.lines[path]
+            line = lines[int(m.group(1))] if m and int(m.group(1)) < len(lines) else lines[0]
+            problems.append(
+                Problem(csv_name, line, p.path, f"{p.message} (in {path} as it would be written)")
+            )
     if problems:
-        raise ProblemsError(problems, "in the files an import would write; nothing written")
+        raise ProblemsError(problems, f"in {csv_name}; nothing written")
 
 
-def write_files(out: Import, results_dir: Path) -> None:
-    """Replace ``results/mlperf/`` with the import's files: written beside it, then swapped in."""
-    target = results_dir / OUT_DIR
-    staging = results_dir / f".{OUT_DIR}.{os.getpid()}.tmp"
-    shutil.rmtree(staging, ignore_errors=True)
+@dataclass
+class Written:
+    """What ``write_files`` did, relative to results/."""
+
+    written: list[Path] = field(default_factory=list)
+    unchanged: list[Path] = field(default_factory=list)
+    removed: list[Path] = field(default_factory=list)
+
+
+def owned_files(results_dir: Path) -> set[Path]:
+    """The files under ``results/mlperf/`` this importer wrote (schema_version 2), relative to results/."""
+    out = set()
+    for p in sorted((results_dir / OUT_DIR).rglob("*.yaml")):
+        if p.is_file() and not p.is_symlink() and _is_mlperf_file(p):
+            out.add(p.relative_to(results_dir))
+    return out
+
+
+def _is_mlperf_file(path: Path) -> bool:
     try:
-        for path, data in sorted(out.files.items()):
-            write_text_atomic(staging / path.relative_to(OUT_DIR), dump_data(data))
-        old = results_dir / f".{OUT_DIR}.{os.getpid()}.old"
-        if target.exists():
-            os.replace(target, old)
-        os.replace(staging, target)
-        shutil.rmtree(old, ignore_errors=True)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        with path.open(encoding="utf-8") as f:
+            return f.readline().strip() == f"schema_version: {MLPERF_SCHEMA_VERSION}"
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def plan_write(out: Import, results_dir: Path, replace: bool = False) -> tuple[dict[Path, str], Written]:
+    """The files to write (changed or new) and what the import does; refuses an import that writes
+    nothing, one that would overwrite a file it did not write, and, without ``replace``, one that would
+    remove files (a CSV of one round must not delete the others)."""
+    if not out.files:
+        raise UserError(
+            f"the CSV yields no result file ({out.rows:,} row(s), {out.cpu_only:,} CPU-only); "
+            f"{results_dir / OUT_DIR} left as it is"
+        )
+    owned = owned_files(results_dir)
+    foreign = sorted(p for p in out.files if (results_dir / p).exists() and p not in owned)
+    if foreign:
+        raise UserError(
+            f"{results_dir / foreign[0]}: exists and is not an MLPerf result file this importer wrote; "
+            "nothing written"
+        )
+    report = Written(removed=sorted(owned - set(out.files)))
+    if report.removed and not replace:
+        shown = ", ".join(str(p) for p in report.removed[:5])
+        more = f" and {len(report.removed) - 5:,} more" if len(report.removed) > 5 else ""
+        raise UserError(
+            f"the CSV does not hold {len(report.removed):,} of the {len(owned):,} file(s) under "
+            f"{results_dir / OUT_DIR} ({shown}{more}); pass --replace to remove them; nothing written"
+        )
+    texts = {}
+    for rel, data in sorted(out.files.items()):
+        text = dump_data(data)
+        path = results_dir / rel
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            report.unchanged.append(rel)
+        else:
+            texts[path] = text
+            report.written.append(rel)
+    return texts, report
+
+
+def write_files(out: Import, results_dir: Path, replace: bool = False) -> Written:
+    """Write the import's new and changed files (all or none), then remove the files it no longer holds
+    (with ``replace`` only); files it did not write are never touched, no folder is moved."""
+    texts, report = plan_write(out, results_dir, replace)
+    write_texts_atomic(texts)
+    for rel in report.removed:
+        (results_dir / rel).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a round folder left empty goes too; never one with files
+            (results_dir / rel).parent.rmdir()
+    return report

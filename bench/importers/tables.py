@@ -16,7 +16,6 @@ written; on any problem nothing is written and the problems are raised together 
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import functools
 import hashlib
@@ -31,9 +30,18 @@ from typing import Any
 import yaml_rs
 
 from bench.contract import registry
-from bench.contract.resultfile import Problem, check_data, dump_data, result_path, run_ids, write_texts_atomic
+from bench.contract.resultfile import (
+    Problem,
+    check_data,
+    dump_data,
+    parse,
+    result_path,
+    run_ids,
+    write_texts_atomic,
+)
 from bench.contract.schema import ERRATUM_MARKER
 from bench.errors import ProblemsError, UserError
+from bench.importers import csvfile
 
 # The CSV columns: name -> (required, meaning). Unknown columns are refused (a typo would lose data silently).
 COLUMNS: dict[str, tuple[bool, str]] = {
@@ -179,10 +187,9 @@ def _int(row: dict[str, str], col: str, default: int | None = None) -> int | Non
     raw = (row.get(col) or "").strip()
     if not raw:
         return default
-    try:
-        f = float(raw)
-    except ValueError:
-        raise _RowError(col, f"expected a whole number, got {raw!r}") from None
+    f = csvfile.number(raw)
+    if f is None:
+        raise _RowError(col, f"expected a whole number, got {raw!r}")
     if not f.is_integer() or f <= 0:
         raise _RowError(col, f"expected a positive whole number, got {raw!r}")
     return int(f)
@@ -192,10 +199,11 @@ def _float(row: dict[str, str], col: str) -> float | None:
     raw = (row.get(col) or "").strip()
     if not raw:
         return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise _RowError(col, f"expected a number, got {raw!r}") from None
+    value = csvfile.number(raw)
+    if value is None:
+        if raw.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+            raise _RowError(col, f"expected a finite number, got {raw!r}")
+        raise _RowError(col, f"expected a number, got {raw!r}")
     if not math.isfinite(value):
         raise _RowError(col, f"expected a finite number, got {raw!r}")
     return value
@@ -431,25 +439,10 @@ def _result_data(group: _Group, csv_name: str) -> dict[str, Any]:
 
 
 def read_csv(path: Path) -> list[tuple[int, dict[str, str]]]:
-    """Rows of the CSV with their 1-based line numbers; refuses unknown or missing columns."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise UserError(f"{path}: expected UTF-8 text ({e.reason} at byte {e.start})") from None
-    reader = csv.DictReader(text.splitlines(keepends=True))
-    header = reader.fieldnames or []
-    unknown = [c for c in header if c not in COLUMNS]
-    missing = [c for c, (required, _) in COLUMNS.items() if required and c not in header]
-    if unknown or missing:
-        parts = [f"unknown column(s) {', '.join(unknown)}"] if unknown else []
-        parts += [f"missing column(s) {', '.join(missing)}"] if missing else []
-        raise UserError(f"{path}:1: {'; '.join(parts)}; expected columns: {', '.join(COLUMNS)}")
-    rows = []
-    start = reader.line_num + 1
-    for row in reader:  # a quoted field may span lines: a row is located by its first line
-        rows.append((start, row))
-        start = reader.line_num + 1
-    return rows
+    """Rows of the CSV with their 1-based line numbers, read strictly (``csvfile``: duplicate, unknown or
+    missing columns, shifted or repeated rows, control characters: every problem located)."""
+    required = tuple(c for c, (needed, _) in COLUMNS.items() if needed)
+    return [(r.line, r.values) for r in csvfile.read(path, required, known=tuple(COLUMNS))]
 
 
 def build(
@@ -525,7 +518,30 @@ def count_runs(files: dict[Path, str]) -> int:
 
 def write_files(files: dict[Path, str], results_dir: Path) -> list[Path]:
     """Write built files under ``results_dir``, all or none (a full disk leaves results/ as it was);
-    return their paths."""
+    return their paths. A file already at a path is replaced only if an import of the same publisher by
+    the same submitter wrote it: a contributor's file is never overwritten."""
+    if not files:
+        raise UserError(f"the CSV yields no result file; nothing written under {results_dir}")
     paths = {results_dir / rel: text for rel, text in files.items()}
+    for path, text in paths.items():
+        if path.exists() or path.is_symlink():
+            _check_replaceable(path, text)
     write_texts_atomic(paths)
     return list(paths)
+
+
+def _check_replaceable(path: Path, new_text: str) -> None:
+    new = yaml_rs.loads(new_text)["submission"]
+    try:
+        old, problem = parse(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError):
+        old, problem = None, True
+    sub = old.get("submission") if isinstance(old, dict) else None
+    if problem or not isinstance(sub, dict) or not path.is_file() or path.is_symlink():
+        raise UserError(f"{path}: exists and is not a result file; nothing written")
+    theirs = (sub.get("submitter"), (sub.get("source") or {}).get("publisher"))
+    if theirs != (new["submitter"], new["source"]["publisher"]):
+        raise UserError(
+            f"{path}: exists and holds another submission (submitter {theirs[0]!r}, publisher "
+            f"{theirs[1]!r}); it is not overwritten, nothing written"
+        )

@@ -86,6 +86,66 @@ CASES: dict[str, tuple[Callable[[str], bytes], str]] = {
         "bad.yaml:8: submission.source.publisher: expected one line of text (no line break: the site "
         "shows it in tables), got str 'Test\\n| Lab |'",
     ),
+    # issue 24: escapes that only parsing turns into control characters, checked on the parsed values
+    "escaped-nul": (
+        sub("publisher: TestLab", 'publisher: "Test\\0Lab"'),
+        "bad.yaml:8: submission.source.publisher: expected text without control characters, "
+        "got U+0000 at column 5",
+    ),
+    "escaped-ansi-colour": (
+        sub("title: Test results table", 'title: "Test \\e[31mresults"'),
+        "bad.yaml:9: submission.source.title: expected text without control characters, "
+        "got U+001B at column 6",
+    ),
+    "escaped-osc8-link": (
+        sub("  system: Test Cluster", '  system: "\\e]8;;https://evil.example\\e\\\\Test\\e]8;;\\e\\\\"'),
+        "bad.yaml:4: submission.system: expected text without control characters, got U+001B at column 1",
+    ),
+    "escaped-next-line": (
+        sub("  label: Llama 3.1 8B", '  label: "Llama\\x85 3.1"'),
+        "bad.yaml:21: model.label: expected text without control characters, got U+0085 at column 6",
+    ),
+    "escaped-delete": (
+        sub("  gpu_label: H200 141GB HBM3", '  gpu_label: "H200\\x7f"'),
+        "bad.yaml:13: hardware.gpu_label: expected text without control characters, got U+007F at column 5",
+    ),
+    "escaped-vertical-tab": (
+        sub("publisher: TestLab", 'publisher: "Test\\vLab"'),
+        "bad.yaml:8: submission.source.publisher: expected text without control characters, "
+        "got U+000B at column 5",
+    ),
+    "raw-line-separator": (
+        sub("publisher: TestLab", "publisher: Test\u2028Lab"),
+        "bad.yaml:8: submission.source.publisher: expected text without control characters, "
+        "got U+2028 at column 5",
+    ),
+    "escaped-paragraph-separator": (
+        sub("publisher: TestLab", 'publisher: "Test\\u2029Lab"'),
+        "bad.yaml:8: submission.source.publisher: expected text without control characters, "
+        "got U+2029 at column 5",
+    ),
+    # numbers YAML readers disagree on (yaml-rs reads 012 as 12, PyYAML as 10; 1_000 is text in YAML 1.2)
+    "underscore-number": (
+        sub("num_requests: 30000", "num_requests: 30_000"),
+        "bad.yaml:29: expected a number in plain decimal digits (no '_', 0x, 0o, 0b or leading 0), got "
+        "30_000 (YAML readers disagree on its value; quote it if it is text)",
+    ),
+    "hex-number": (
+        sub("    isl: 128", "    isl: 0x80"),
+        "bad.yaml:27: expected a number in plain decimal digits (no '_', 0x, 0o, 0b or leading 0), got "
+        "0x80 (YAML readers disagree on its value; quote it if it is text)",
+    ),
+    "leading-zero": (
+        sub("    isl: 128", "    isl: 0128"),
+        "bad.yaml:27: expected a number in plain decimal digits (no '_', 0x, 0o, 0b or leading 0), got "
+        "0128 (YAML readers disagree on its value; quote it if it is text)",
+    ),
+    # PyYAML's scanner stops at the tab; yaml-rs parses the file: the tag check must not fail open
+    "binary-tag-after-tab": (
+        sub("  label: Llama 3.1 8B", "  label:\t!!binary SGVsbG8="),
+        "bad.yaml:21: expected plain YAML without tags, got '!!binary' where a tag may start (the file "
+        "could not be scanned to tell a tag from text; quote the value)",
+    ),
 }
 
 

@@ -199,3 +199,18 @@ def test_write_file_round_trips_and_refuses_an_invalid_result(valid_text: str, t
 def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_publishers_without_ascii_letters_keep_their_own_folder() -> None:
+    """Issue 24: two Korean publishers used to share one folder (their slugs were empty), so one's file
+    could replace the other's. Korea's two research institutes, by their Korean names, and a name of
+    punctuation only: three folders, none empty; full-width letters fold to the ASCII spelling (NFKC)."""
+    from bench.contract.resultfile import result_path
+
+    kisti, etri = "한국과학기술정보연구원", "한국전자통신연구원"
+    paths = [
+        result_path(p, "tensorrt-llm", "1.2.0", "H200 SXM 141GB", "m/x", "FP8") for p in (kisti, etri, "!!!")
+    ]
+    folders = [p.parts[0] for p in paths]
+    assert folders[:2] == [kisti, etri] and folders[2] and len(set(folders)) == 3
+    assert result_path("ＫＩＳＴＩ", "tensorrt-llm", "1", "H200", "m/x", "FP8").parts[0] == "kisti"
