@@ -42,12 +42,19 @@ def test_every_command_and_option_is_documented_on_the_page() -> None:
 
 
 def test_a_stale_page_fails_the_check_and_is_left_untouched(tmp_path: Path) -> None:
+    """A page an older version generated (its header's mark, an old body) is checked, then rewritten; a
+    page by hand (no mark) is never overwritten (issue 24)."""
     stale = tmp_path / "cli.md"
-    stale.write_text("# Command line\n\n## `llmbench plan`\n", encoding="utf-8")
+    old = PAGE.read_text(encoding="utf-8").split("\n## ")[0] + "\n## `llmbench plan`\n"
+    stale.write_text(old, encoding="utf-8")
     result = CliRunner().invoke(app, ["site", "cli-reference", "--check", "--out", str(stale)])
     assert result.exit_code == 1
     assert "out of date" in result.output and "llmbench site cli-reference" in result.output
-    assert stale.read_text(encoding="utf-8") == "# Command line\n\n## `llmbench plan`\n"
+    assert stale.read_text(encoding="utf-8") == old
     written = CliRunner().invoke(app, ["site", "cli-reference", "--out", str(stale)])
     assert written.exit_code == 0
     assert stale.read_text(encoding="utf-8") == PAGE.read_text(encoding="utf-8")
+    (mine := tmp_path / "mine.md").write_text("# Command line\n\nmy notes\n", encoding="utf-8")
+    refused = CliRunner().invoke(app, ["site", "cli-reference", "--out", str(mine)])
+    assert refused.exit_code == 1 and "not written by llmbench" in refused.output
+    assert mine.read_text(encoding="utf-8") == "# Command line\n\nmy notes\n"
