@@ -126,7 +126,8 @@ def test_temporary_files_of_a_live_ingest_are_left_alone(stores: dict[str, objec
 
 
 def test_a_database_error_is_one_located_line(stores: dict[str, object], tmp_path: Path) -> None:
-    """A folder where the database file should go: one line naming it, exit 1, no traceback."""
+    """A folder where the database file should go: one line naming it, exit 1, no traceback; the folder is
+    never replaced (issue 24: --db takes a DuckDB file or a new path only)."""
     db = tmp_path / "llmbench.duckdb"
     db.mkdir()
     (db / "keep").write_text("x", encoding="utf-8")
@@ -135,7 +136,7 @@ def test_a_database_error_is_one_located_line(stores: dict[str, object], tmp_pat
     assert proc.returncode == 1
     lines = (out + err).strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in err, err
-    assert lines[0].startswith(f"error: {db}: cannot write the database (")
-    assert lines[0].endswith("); previous database left unchanged")
+    assert lines[0].startswith(f"error: --db {db}: expected a DuckDB database file, got a folder")
+    assert lines[0].endswith("nothing written")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["llmbench.duckdb"]
     assert [p.name for p in db.iterdir()] == ["keep"]
