@@ -56,3 +56,27 @@ def test_page_table_matches_the_kisti_and_measured_result_files() -> None:
         assert t == trt[workload]
         assert h == round(best[workload])
         assert ratio == f"{trt[workload] / best[workload]:.1f}"
+
+
+def test_the_view_opens_at_matched_16_bit_precision() -> None:
+    """Issue 26's case, with its published figures (H200, Llama 3.1 8B, TP1, 128/128): TensorRT-LLM FP8
+    29,526 and FP16 16,660 tok/s, transformers BF16 7,516. Opened on every precision the view divided the
+    FP8 run by the BF16 one (3.9x); at matched 16-bit precision it is 16,660 / 7,516 = 2.2x."""
+    import pandas as pd
+
+    from site_gen.dimensions import mask
+
+    rows = [
+        ("tensorrt-llm", "FP8", 29_526.0),
+        ("tensorrt-llm", "FP16", 16_660.0),
+        ("transformers", "BF16", 7_516.0),
+    ]
+    df = pd.DataFrame(
+        [{"gpu": "H200 SXM 141GB", "model_name": "Llama 3.1 8B", "tp": 1, "engine": e, "precision": p,
+          "output_tps": v} for e, p, v in rows]
+    )  # fmt: skip
+    defaults = views.all_views()["trtllm-vs-transformers"].defaults(df)
+    assert sorted(defaults["precision"]) == ["BF16", "FP16"]
+    shown = df[mask(df, defaults)]
+    best = shown.groupby("engine")["output_tps"].max()
+    assert f"{best['tensorrt-llm'] / best['transformers']:.1f}" == "2.2"
