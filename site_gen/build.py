@@ -5,6 +5,10 @@ database is missing or stale, generate the view, GPU and model pages in memory a
 markers, so plain ``mkdocs build`` and ``mkdocs serve`` make the same site. What this module adds is
 what a deployable build needs and MkDocs does not do:
 
+- **its own data**: ``build_site`` ingests under the database's lock and renders from a snapshot of what
+  it wrote (``site_gen.load``): an ingest of other results into the same database meanwhile changes
+  nothing in this site;
+
 - **atomic**: MkDocs empties its output folder first, so a killed or failed build would leave it empty or
   half-written. ``render_site`` builds into ``.<site>.<pid>.tmp`` beside the target and exchanges the two
   folders in one ``renameat2(RENAME_EXCHANGE)``: the target is always the previous complete site or the
@@ -229,16 +233,26 @@ def build_site(
     results: Path, db: Path, site_dir: Path, config_file: Path = Path("mkdocs.yml")
 ) -> BuildReport:
     """Ingest results/ (always: the database may come from another results folder), then render the
-    site from it; time each step."""
-    from site_gen.load import ingest
+    site from the database this ingest wrote; time each step.
+
+    The pages are generated from a snapshot of the new database taken under the database's lock
+    (``site_gen.load.snapshot``), not from ``db``: an ingest of other results into the same file while
+    MkDocs runs (it re-reads the database for every language and run card) would otherwise publish that
+    other database's runs, or a mix. The snapshot is removed afterwards.
+    """
+    from site_gen.load import ingest, snapshot_path
 
     destinations.check_site_target(site_dir, [config_file, Path(config_file).parent / "docs", db, results])
     report = BuildReport()
     t = time.perf_counter()
-    ingested = ingest(results, db)
-    report.runs, report.files = ingested.runs, ingested.files
-    report.seconds["ingest"] = time.perf_counter() - t
-    t = time.perf_counter()
-    report.pages = render_site(config_file, site_dir, db, results=results)
-    report.seconds["generate+mkdocs"] = time.perf_counter() - t
+    snap = snapshot_path(db)
+    try:
+        ingested = ingest(results, db, snapshot_to=snap)
+        report.runs, report.files = ingested.runs, ingested.files
+        report.seconds["ingest"] = time.perf_counter() - t
+        t = time.perf_counter()
+        report.pages = render_site(config_file, site_dir, snap, results=None)
+        report.seconds["generate+mkdocs"] = time.perf_counter() - t
+    finally:
+        snap.unlink(missing_ok=True)
     return report

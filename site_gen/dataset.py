@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _DECIMALS = 2  # throughput is reported to at most 1-2 decimals by every source; more only adds bytes
+# No figure of a run comes near this (the largest are whole-system tokens/s, ~10^6). validate refuses
+# absurd figures; one that got past it anyway is shipped as missing, so that a 10^308 tokens/s cannot
+# stretch a chart's axis to 10^308 and squash every real point into one corner (nor an inf break JSON).
+_LARGEST = 1e15
 
 
 def _column(series: pd.Series) -> Any:
@@ -27,7 +31,7 @@ def _column(series: pd.Series) -> Any:
     if pd.api.types.is_bool_dtype(series) or pd.api.types.is_integer_dtype(series):
         return [None if pd.isna(v) else int(v) for v in series]
     if pd.api.types.is_float_dtype(series):
-        return [None if math.isnan(v) else _number(v) for v in series.astype(float)]
+        return [_number(v) if math.isfinite(v) and abs(v) < _LARGEST else None for v in series.astype(float)]
     if pd.api.types.is_datetime64_any_dtype(series):
         series = series.dt.strftime("%Y-%m-%d")
     codes, uniques = pd.factorize(series, use_na_sentinel=True)

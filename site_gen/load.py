@@ -12,17 +12,28 @@ the ``runs`` table is then one SQL join of the run columns with their file's val
 
 Tables: ``runs`` (one row per run, columns ``RUN_COLUMNS``), ``gpus`` and ``models`` (the registries),
 ``meta`` (one row).
+
+One writer at a time: ``ingest`` holds ``db_lock`` (an exclusive ``flock`` on ``.<db>.lock`` beside the
+database) while it checks, writes and renames, and the site build and the MkDocs hooks hold it while they
+ingest and take their ``snapshot`` (a hard link to the database file as it is then). Every write is a new
+file renamed over the name, so a snapshot keeps the database it was taken of: a site is generated from one
+whole database, the one its own build ingested, whatever another ingest of the same file does meanwhile.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
+import fcntl
 import json
 import os
 import re
-from collections.abc import Sequence
-from contextlib import closing
+import shutil
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -43,6 +54,7 @@ from site_gen import bound, mlperf_data
 from site_gen.dimensions import release_label
 
 DEFAULT_DB = Path("build/llmbench.duckdb")
+LOCK_TIMEOUT_S = 600.0  # an ingest takes seconds; a lock held this long belongs to a hung process
 PERCENTILES = ("avg", "p50", "p90", "p95", "p99", "min", "max")
 LATENCIES = ("ttft_ms", "tpot_ms", "request_latency_ms")
 
@@ -211,8 +223,88 @@ def _payload(data: dict[str, Any], file: str, ids: list[str]) -> Any:
 _BATCH_RUNS = 10_000
 
 
-def ingest(results_dir: Path, db: Path = DEFAULT_DB) -> IngestReport:
-    """Build the DuckDB database from results/, all or nothing.
+# --- one writer at a time, and snapshots ------------------------------------------------------------
+
+_held: dict[Path, int] = {}  # lock files this process holds -> depth (flock is per open file: a second
+# open in the same process would wait for itself, so an ingest inside the hooks' hold just goes on)
+
+
+def lock_path(db: Path) -> Path:
+    db = Path(os.path.abspath(db))
+    return db.with_name(f".{db.name}.lock")
+
+
+@contextmanager
+def db_lock(db: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold ``.<db>.lock`` (an exclusive ``flock``, released by the kernel if this process dies):
+    ingests, site builds and MkDocs builds of one database file wait for each other. Re-entrant within
+    a process."""
+    path = lock_path(db)
+    if path in _held:
+        _held[path] += 1
+        try:
+            yield
+        finally:
+            _held[path] -= 1
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as f:
+        deadline, told = time.monotonic() + timeout, False
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not told:
+                    print(f"waiting for another ingest or build of {db} to finish ...", file=sys.stderr)
+                    told = True
+                if time.monotonic() > deadline:
+                    raise UserError(f"{path}: still locked by another ingest after {timeout:.0f} s") from None
+                time.sleep(0.1)
+        _held[path] = 1
+        try:
+            yield
+        finally:
+            del _held[path]
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def snapshot_path(db: Path) -> Path:
+    """This process's snapshot of ``db``: ``.<db>.<pid>.snap`` beside it (a killed process's is removed
+    by the next ingest)."""
+    return db.with_name(f".{db.name}.{os.getpid()}.snap")
+
+
+def snapshot(db: Path, to: Path) -> Path:
+    """Make ``to`` the database ``db`` is now; call with ``db_lock`` held. A hard link: an ingest replaces
+    the name ``db`` with a new file and never writes the old one, so ``to`` keeps these contents. Where
+    the file system has no hard links, a copy."""
+    to.unlink(missing_ok=True)
+    try:
+        os.link(db, to)
+    except OSError as e:
+        if e.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+        shutil.copyfile(db, to)
+    return to
+
+
+def ingest(results_dir: Path, db: Path = DEFAULT_DB, snapshot_to: Path | None = None) -> IngestReport:
+    """Build the DuckDB database from results/, all or nothing, holding ``db_lock``.
+
+    With ``snapshot_to``, that path becomes a ``snapshot`` of the new database within the same hold of
+    the lock: what this ingest wrote, whatever another one writes next.
+    """
+    destinations.check_db_target(db)  # before the lock file is made beside it
+    with db_lock(db):
+        report = _ingest(results_dir, db)
+        if snapshot_to is not None:
+            snapshot(db, snapshot_to)
+        return report
+
+
+def _ingest(results_dir: Path, db: Path) -> IngestReport:
+    """The ingest itself (``db_lock`` held).
 
     The workers start first; the new database file is set up and runs are inserted while later files are
     still being checked. If any file has a problem, or a run is duplicated, the new file is deleted and
@@ -370,11 +462,12 @@ def _pid_alive(pid: int) -> bool:
 
 
 def remove_stale_temps(db: Path) -> list[Path]:
-    """Remove what killed ingests left beside ``db``: ``.<name>.<pid>.tmp`` and its ``.wal``, when no
-    process of that pid is alive (a live one may be another ingest writing now). Returns what went."""
-    pattern = re.compile(rf"^\.{re.escape(db.name)}\.(\d+)\.tmp(\.wal)?$")
+    """Remove what killed ingests and builds left beside ``db``: ``.<name>.<pid>.tmp`` and its ``.wal``,
+    ``.<name>.<pid>.snap``, when no process of that pid is alive (a live one may be another ingest writing
+    now, or a build reading its snapshot). Returns what went."""
+    pattern = re.compile(rf"^\.{re.escape(db.name)}\.(\d+)\.(tmp(\.wal)?|snap)$")
     removed = []
-    for p in db.parent.glob(f".{db.name}.*.tmp*"):
+    for p in db.parent.glob(f".{db.name}.*"):
         m = pattern.match(p.name)
         if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
             p.unlink(missing_ok=True)
@@ -406,7 +499,7 @@ def write_db(tables: tuple[Any, Any] | list[dict[str, Any]], db: Path) -> None:
 
     ``tables`` is what ``arrow_tables`` returns, or (for callers with a few rows) a list of ``flatten`` rows.
     """
-    with DbWriter(db) as writer:
+    with db_lock(db), DbWriter(db) as writer:
         writer.add(_tables_from_rows(tables) if isinstance(tables, list) else tables)
         writer.commit()
 

@@ -27,6 +27,8 @@ Paths: ``$LLMBENCH_DB`` (default ``build/llmbench.duckdb`` beside mkdocs.yml) an
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import logging
 import os
 import posixpath
@@ -36,6 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.plugins import event_priority
+
+from site_gen import load
 
 log = logging.getLogger("mkdocs.plugins.llmbench")
 _site: Any = None
@@ -55,6 +59,19 @@ def sources(config: Any) -> tuple[Path | None, Path]:
     if results is None:
         return root / "results", db
     return (Path(results) if results else None), db
+
+
+def _check_db(db: Path) -> None:
+    """$LLMBENCH_DB must be a DuckDB file or a new path: refused before a lock file is made beside it."""
+    from mkdocs.exceptions import PluginError
+
+    from bench.contract.destinations import check_db_target
+    from bench.errors import UserError
+
+    try:
+        check_db_target(db, "$LLMBENCH_DB")
+    except UserError as e:
+        raise PluginError(str(e)) from None
 
 
 def refresh(results: Path, db: Path) -> bool:
@@ -146,25 +163,36 @@ def on_config(config: Any) -> Any:
     results, db = sources(config)
     lang = language(config)
     catalogue_script(config)
-    try:
-        has_results = refresh(results, db) if results is not None else True
-    except PluginError as e:
-        # `mkdocs serve` answers no request until a failed rebuild is followed by a good one, so a bad
-        # file must not fail it: say where the problem is and build from the last good database (ingest
-        # left it untouched). A build, or a serve with no database yet, fails.
-        if not os.environ.get(SERVING) or not db.exists():
-            raise
-        print(f"{e}\nllmbench: serving the last good results until this is fixed", file=sys.stderr)
-        has_results = True
-    # Checked after refresh: a serve rebuild after a saved result file re-ingests (the database's mtime
-    # changes), while the i18n plugin's next language of the same build reuses the runs already read.
-    stamp = (results, db, db.stat().st_mtime if db.exists() else None, has_results)
-    if _site is not None and _loaded == stamp:
-        _site.lang = lang
-        _generated = pages.pages(_site.runs, queries.gpu_info(_site.db), i18n.load(lang))
-        _generated.append(_mlperf_page(config))
-        return config
-    read = db if has_results else db.with_name(f".{db.name}.none")  # no result files: no runs
+    if _site is not None and _other_language(config):
+        # the i18n plugin's next language of the same build: the runs already read, whatever an ingest
+        # did to the database meanwhile (one build, one database)
+        return _same_runs(config, lang)
+    # With results/, the hooks own the database: check and ingest it, and take this build's snapshot, under
+    # its lock (site_gen.load), so that an ingest of other results into the same file cannot change the
+    # pages half-way. Without, the caller's database is used as it is (`site build`: its own snapshot).
+    _check_db(db)
+    with load.db_lock(db) if results is not None else contextlib.nullcontext():
+        try:
+            has_results = refresh(results, db) if results is not None else True
+        except PluginError as e:
+            # `mkdocs serve` answers no request until a failed rebuild is followed by a good one, so a bad
+            # file must not fail it: say where the problem is and build from the last good database
+            # (ingest left it untouched). A build, or a serve with no database yet, fails.
+            if not os.environ.get(SERVING) or not db.exists():
+                raise
+            print(f"{e}\nllmbench: serving the last good results until this is fixed", file=sys.stderr)
+            has_results = True
+        # Checked after refresh: a serve rebuild after a saved result file re-ingests (the database's
+        # mtime changes).
+        stamp = (results, db, db.stat().st_mtime if db.exists() else None, has_results)
+        if _site is not None and _loaded == stamp:
+            return _same_runs(config, lang)
+        if not has_results:
+            read = db.with_name(f".{db.name}.none")  # no result files: no runs
+        elif results is not None:
+            read = _snapshot(db)
+        else:
+            read = db
     runs = queries.site_runs(read)
     ctx = ChartContext(gpus=tuple(queries.gpu_names(read)), columns=frozenset(runs.columns))
     extra = config.get("extra") or {}
@@ -183,6 +211,38 @@ def on_config(config: Any) -> Any:
     _mlperf = mlperf_pages.build(read, _site.repo_url, _site.repo_branch)
     _generated.append(_mlperf_page(config))
     return config
+
+
+def _other_language(config: Any) -> bool:
+    """True while mkdocs-static-i18n builds the other languages of a build (from its ``on_post_build``
+    after the first language; its ``building`` flag is set only then)."""
+    plugin = config["plugins"].get("i18n")
+    return bool(getattr(plugin, "building", False))
+
+
+def _same_runs(config: Any, lang: str) -> Any:
+    """This build's pages in ``lang`` from the runs already loaded."""
+    global _generated
+    from site_gen import i18n, pages, queries
+
+    _site.lang = lang
+    _generated = pages.pages(_site.runs, queries.gpu_info(_site.db), i18n.load(lang))
+    _generated.append(_mlperf_page(config))
+    return config
+
+
+def _snapshot(db: Path) -> Path:
+    """This process's snapshot of ``db`` (call with its lock held), replaced at each load (a serve
+    rebuild) and removed when the process exits (a killed one's by the next ingest)."""
+    global _snapshot_registered
+    snap = load.snapshot(db, load.snapshot_path(db))
+    if not _snapshot_registered:
+        atexit.register(snap.unlink, missing_ok=True)
+        _snapshot_registered = True
+    return snap
+
+
+_snapshot_registered = False
 
 
 def _mlperf_page(config: Any) -> Any:

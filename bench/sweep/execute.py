@@ -18,6 +18,7 @@ failed, remaining and the ETA.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import secrets
@@ -98,6 +99,7 @@ def run_process(
     with log.open("a", encoding="utf-8") as f:
         f.write(f"# llmbench: {shlex.join(argv)}\n")
         f.flush()
+        known = procs.children()  # a child of ours not in here afterwards is an orphan of the command
         try:
             proc = subprocess.Popen(
                 argv,
@@ -121,6 +123,13 @@ def run_process(
             procs.kill_group(proc, grace_s)
             f.write(f"# llmbench: stopped ({type(e).__name__}: {e}); killed the command's process group\n")
             raise
+        finally:
+            # Exit code 0 or not, nothing the command started outlives it: a rank left behind holds GPU
+            # memory the next attempt needs (the runner is a subreaper: ranks that left the group too).
+            left = procs.end_leftovers(proc.pid, known, grace_s)
+            if left:
+                with contextlib.suppress(OSError):
+                    f.write(f"# llmbench: ended what the command left running: {', '.join(left)}\n")
 
 
 # --- one attempt ----------------------------------------------------------------------------------------
@@ -384,7 +393,7 @@ def run_plan(
         console.print(f"nothing to run ({summary.skipped_done} job(s) already done)")
         return summary
     tok, env = _before_first_job(plan, jobs, console)
-    with procs.interrupts(), _progress(console, progress) as bar:
+    with procs.interrupts(), procs.subreaper(), _progress(console, progress) as bar:
         task = bar.add_task(plan.sweep.name, total=len(jobs), ok=0, failed=0, left=len(jobs))
         for job in jobs:
             bar.update(task, description=escape(f"[{job.index}] {job.label}"))

@@ -7,6 +7,12 @@ the runner kills the group and records the attempt); the runner is killed outrig
 command gets the parent-death signal, Linux's ``PR_SET_PDEATHSIG``); and what is left anyway (a
 grandchild that ignores it) is found through the ``running`` row by the next ``llmbench run``, which
 ends the group. Pids are reused, so a process is named by (pid, start time) throughout.
+
+And what outlives the attempt while the runner lives: a rank left running after the command exited
+(even with exit code 0) holds GPU memory the next attempt needs. After every attempt ``end_leftovers``
+ends the command's group, and every process re-parented to the runner since the attempt began: the
+runner is a child subreaper (``subreaper``, Linux's ``PR_SET_CHILD_SUBREAPER``), so a rank that left
+the group (``setsid``, a double fork) becomes the runner's child when its parent dies, not init's.
 """
 
 from __future__ import annotations
@@ -19,11 +25,14 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PR_SET_CHILD_SUBREAPER = 36
+PR_GET_CHILD_SUBREAPER = 37
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -164,3 +173,92 @@ def interrupts() -> Iterator[None]:
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+
+
+@contextlib.contextmanager
+def subreaper() -> Iterator[bool]:
+    """Within: this process is a child subreaper (Linux 3.4+; yields False where it cannot be): an
+    orphaned descendant is re-parented to it, so ``end_leftovers`` can find and end it. The previous
+    setting is restored afterwards (a test calling the runner in-process is left as it was)."""
+    if _PRCTL is None:
+        yield False
+        return
+    old = ctypes.c_int(0)
+    _PRCTL(PR_GET_CHILD_SUBREAPER, ctypes.byref(old), 0, 0, 0)
+    ok = _PRCTL(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    try:
+        yield ok
+    finally:
+        if ok and not old.value:
+            _PRCTL(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, process group) from /proc/PID/stat; None if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()
+    try:
+        return fields[0], int(fields[1]), int(fields[2])
+    except (IndexError, ValueError):
+        return None
+
+
+def _processes() -> Iterator[tuple[int, str, int, int]]:
+    """(pid, state, parent pid, group) of every process this runner can see."""
+    for name in os.listdir("/proc"):
+        if name.isdigit() and (st := _stat(int(name))) is not None:
+            yield int(name), *st
+
+
+def children() -> set[int]:
+    """The pids of this process's children (live or zombie)."""
+    me = os.getpid()
+    return {pid for pid, _, ppid, _ in _processes() if ppid == me}
+
+
+def _name(pid: int) -> str:
+    try:
+        comm = Path(f"/proc/{pid}/comm").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        comm = "?"
+    return f"{pid} ({comm.encode('unicode_escape').decode('ascii')})"  # a name cannot forge a log line
+
+
+def _leftovers(pgid: int, known: set[int]) -> list[int]:
+    """Live members of group ``pgid`` and live children of this process not in ``known``; reaps the
+    zombies among those children (they were ours to wait for: re-parented orphans)."""
+    me, live = os.getpid(), []
+    for pid, state, ppid, group in _processes():
+        ours = ppid == me and pid not in known
+        if state in ("Z", "X"):
+            if ours:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)
+        elif group == pgid or ours:
+            live.append(pid)
+    return live
+
+
+def end_leftovers(pgid: int, known: set[int], grace_s: float) -> list[str]:
+    """After an attempt: end what is left of its process group ``pgid`` (its leader has exited) and every
+    process re-parented to this runner since the attempt began (children not in ``known``, taken before
+    it). SIGTERM, then after ``grace_s`` SIGKILL; a killed orphan's own children come to us in turn and
+    are ended the same way. Returns "pid (name)" of each process found running, for the log."""
+    found: dict[int, str] = {}
+    for sig, seconds in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 10.0)):
+        deadline, signalled = time.monotonic() + seconds, set()
+        while live := _leftovers(pgid, known):
+            for pid in set(live) - signalled:
+                found.setdefault(pid, _name(pid))
+                signalled.add(pid)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, sig)
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        else:
+            break
+    return list(found.values())

@@ -25,6 +25,7 @@ from tests.site.test_atomic_build import group_gone
 
 ROOT = Path(__file__).resolve().parents[2]
 LLMBENCH = str(Path(sys.executable).parent / "llmbench")
+LOCK = ".llmbench.duckdb.lock"  # site_gen.load.db_lock: every ingest leaves it (a site build: .site.lock)
 
 
 def ingest(results: Path, db: Path) -> subprocess.Popen[str]:
@@ -103,7 +104,7 @@ def test_a_killed_ingest_leaves_the_previous_or_the_new_database_and_no_process(
     _, err = again.communicate(timeout=300)
     assert again.returncode == 0, err
     assert runs(db) == stores["new_runs"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["llmbench.duckdb"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [LOCK, "llmbench.duckdb"]
 
 
 def test_temporary_files_of_a_live_ingest_are_left_alone(stores: dict[str, object], tmp_path: Path) -> None:
@@ -119,7 +120,7 @@ def test_temporary_files_of_a_live_ingest_are_left_alone(stores: dict[str, objec
             p.write_bytes(b"x" * 1024)
         proc = ingest(stores["new"], db)
         assert proc.wait(timeout=300) == 0
-        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["llmbench.duckdb", live_tmp.name])
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([LOCK, "llmbench.duckdb", live_tmp.name])
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -138,5 +139,5 @@ def test_a_database_error_is_one_located_line(stores: dict[str, object], tmp_pat
     assert len(lines) == 1 and "Traceback" not in err, err
     assert lines[0].startswith(f"error: --db {db}: expected a DuckDB database file, got a folder")
     assert lines[0].endswith("nothing written")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["llmbench.duckdb"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["llmbench.duckdb"]  # not even a lock file
     assert [p.name for p in db.iterdir()] == ["keep"]

@@ -49,6 +49,7 @@
     dataTable: say("dataTable")(),
     dataTableCut: (max, n) => say("dataTableCut")({ max, n }),
     limitHidden: (n) => say("limitHidden")({ n }),
+    priceRefused: (max) => say("priceRefused")({ max }),
   };
   // Numbers in the page's language (<html lang>: "en", "ko"); the catalogue's language when it has none.
   const LOCALE = document.documentElement.lang || I18N.lang || "en";
@@ -230,11 +231,36 @@
     return state;
   }
 
-  // A limit's or price's text as a number >= 0, else null.
+  // A limit's or price's text as a number >= 0, else null. Plain decimals only ("2", "2.5", ".5"):
+  // Number() would also read "0x10" as 16, "1e308" and "Infinity", none of which a person types as a
+  // price or a latency.
+  const DECIMAL = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/;
   function limitValue(text) {
-    if (text === null || text === undefined || String(text).trim() === "") return null;
+    if (text === null || text === undefined || !DECIMAL.test(String(text))) return null;
     const v = Number(text);
-    return Number.isFinite(v) && v >= 0 ? v : null;
+    return Number.isFinite(v) ? v : null;
+  }
+  // The most a GPU-hour may cost in the price boxes (docs/explorer.md): a dearer one is refused with a
+  // message (a 300-digit price filled the table's header and pushed every row out of sight).
+  const MAX_PRICE = 1000;
+  function priceValue(text) {
+    const v = limitValue(text);
+    return v !== null && v <= MAX_PRICE ? v : null;
+  }
+  // Say, beside the price box, that its text (typed or from ?price=) is not a price and is not used.
+  function priceNote(input, refused) {
+    const box = input.closest(".lb-limit") || input; // the note goes after the pill, on its own line
+    let note = box.parentNode.querySelector(".lb-price-note");
+    if (!refused) {
+      if (note) note.remove();
+      input.removeAttribute("aria-invalid");
+      return;
+    }
+    if (!note) {
+      note = el("span", { class: "lb-price-note", role: "status" }, UI.priceRefused(MAX_PRICE.toLocaleString(LOCALE)));
+      box.after(note);
+    }
+    input.setAttribute("aria-invalid", "true");
   }
 
   function queryFromState(dims, state, defaults) {
@@ -432,7 +458,8 @@
         price.disabled = false;
         price.value = this.price.toFixed(2);
         price.addEventListener("input", () => {
-          const v = limitValue(price.value);
+          const v = priceValue(price.value);
+          priceNote(price, v === null && price.value.trim() !== "");
           if (v === null) return;
           this.setPrice(v);
           if (!this.ownsUrl) return;
@@ -444,18 +471,22 @@
           syncLanguageLinks();
         });
         this.priceInput = price;
+        priceNote(price, this.priceRefused);
       }
     }
 
     urlPrice() {
-      const v = this.ownsUrl ? limitValue(new URLSearchParams(location.search).get(this.priceCfg.key)) : null;
+      const raw = this.ownsUrl ? new URLSearchParams(location.search).get(this.priceCfg.key) : null;
+      const v = priceValue(raw);
+      this.priceRefused = raw !== null && v === null; // shown once the box is wired (and on back/forward)
+      if (this.priceInput) priceNote(this.priceInput, this.priceRefused);
       return v === null ? this.priceCfg.default : v;
     }
 
     // A new price: the cost column's header and cells (its order does not change: cost is proportional).
     setPrice(v) {
       this.price = v;
-      if (this.priceInput && limitValue(this.priceInput.value) !== v) this.priceInput.value = v.toFixed(2);
+      if (this.priceInput && priceValue(this.priceInput.value) !== v) this.priceInput.value = v.toFixed(2);
       if (!this.tbody) return;
       this.cols.forEach((c, i) => {
         if (c.derived) this.headers[i].querySelector(".lb-sort").textContent = this.colLabel(c);
@@ -1084,14 +1115,13 @@
     const u = ((chart.spec.usermeta || {}).llmbench || {}).urlSignal;
     if (!u) return;
     chart.urlSignal = () => {
-      const raw = new URLSearchParams(location.search).get(u.key);
-      const v = Number(raw);
-      return raw !== null && raw.trim() !== "" && Number.isFinite(v) && v >= 0 ? v : u.default;
+      const v = priceValue(new URLSearchParams(location.search).get(u.key));
+      return v === null ? u.default : v;
     };
     chart.view.signal(u.signal, chart.urlSignal());
     chart.view.addSignalListener(u.signal, (_, value) => {
-      const v = Number(value);
-      if (!Number.isFinite(v) || v < 0) return;
+      const v = priceValue(value);
+      if (v === null) return;
       const params = new URLSearchParams(location.search);
       if (v === u.default) params.delete(u.key);
       else params.set(u.key, String(v));
@@ -1468,10 +1498,21 @@
     return String(v);
   }
 
+  // The run id in a card's hash; a hash that is not valid percent-encoding ("#%") is taken as typed
+  // (decodeURIComponent would throw and leave the card broken until a reload): no run has that id.
+  function hashId(hash) {
+    const raw = hash.slice(1);
+    try {
+      return decodeURIComponent(raw);
+    } catch (e) {
+      return raw;
+    }
+  }
+
   function showCard(node, rows) {
     const sections = json(node, "data-lb-sections", []);
     const repo = webUrl(node.dataset.lbRepo) ? node.dataset.lbRepo.replace(/\/$/, "") : "";
-    const id = decodeURIComponent(location.hash.slice(1));
+    const id = hashId(location.hash);
     node.textContent = "";
     const run = id ? rows.find((r) => r.run_id === id) : null;
     if (!run) {
