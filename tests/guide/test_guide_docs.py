@@ -194,8 +194,22 @@ def test_worked_numbers_of_the_topic_pages() -> None:
     assert per_seq == 16 * 1024 and f"16 KiB at batch 1 and {64 * per_seq // 2**20} MiB at batch 64" in page
     assert 16 * 1024 / 450e9 * 1e6 < 0.04 and "under 0.04 µs" in page  # 16 KiB at 450 GB/s one way
     assert "160 synchronising collectives" in page and 2 * arch["layers"] == 160
-    # Pipeline bubble (p - 1) / (m + p - 1) with p = m = 4.
-    assert "3/7 of it with four stages and four micro-batches" in page
+    # PP in decode: TensorRT-LLM's executor keeps pp_size micro-batches in flight (py_executor.py,
+    # _executor_loop_pp: "`n - 1` batches alive on every rank simultaneously"), so the GPipe flush bubble
+    # (p - 1) / (m + p - 1) is named only as the training result it is, and idle time is (p - m) / p.
+    assert "3/7" not in page and "fills and drains again each iteration" not in page
+    assert "(p − m)/p" in page and "is a training result" in page
+    # Acceptance rates (trtllm-bench reporting.py: draft acceptance = accepted / drafted): with per-position
+    # rate a and k drafts, accepted/drafted = (a + a^2 + ... + a^k) / k.
+    ratio = sum(alpha**i for i in range(1, k + 1)) / k
+    spec = _flat(_text("10-speculative-decoding.md"))
+    assert f"{ratio * k:.2f} of {k} draft tokens" in spec and f"ratio of {ratio:.0%}" in spec
+    assert f"the second is {ratio:.0%}" in _flat(_text("glossary.md"))
+    # DeepSeek-R1 ships one MTP module (MTP blog: "have only one MTP module in their checkpoints")
+    for name in ("09-operating-points.md", "10-speculative-decoding.md"):
+        for lang in (name, name.replace(".md", ".ko.md")):
+            text = _flat(_text(lang))
+            assert "draft layers" not in text and "드래프트 레이어" not in text, lang
 
 
 def test_every_marker_names_a_view_and_matches_runs(db: Path) -> None:
