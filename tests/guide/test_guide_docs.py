@@ -48,7 +48,7 @@ def test_every_guide_page_is_in_the_nav_in_order() -> None:
     guide = next(entry["Guide"] for entry in config["nav"] if isinstance(entry, dict) and "Guide" in entry)
     listed = [next(iter(item.values())) for item in guide]
     assert listed == [f"guide/{p.name}" for p in ALL_PAGES]
-    assert len(PAGES) == 11
+    assert len(PAGES) == 12
 
 
 def test_memory_page_numbers_equal_the_planner_maths() -> None:
