@@ -391,3 +391,42 @@ def test_measured_figures_are_marked_single_samples_with_the_spread_measured_her
             page = (ROOT / "docs" / f"{name}{suffix}").read_text(encoding="utf-8")
             assert word in page.lower() or word in page, (name, suffix)
             assert "reference/methodology-log.md#single-samples" in page, (name, suffix)
+
+
+def test_mlperf_primer_limits_are_the_benchmark_facts() -> None:
+    """The primer's limits table against MLCommons' benchmark facts in the repository
+    (results/sources/mlperf/mlperf_inference_llm_benchmarks.csv: the limits LoadGen enforced, read from the
+    logs, and the rules' own text, both with pinned sources): one row per benchmark, the same limits in
+    every round it lists, and the rules text named where it differs from the logs (gpt-oss-120b)."""
+    import csv
+
+    path = ROOT / "results" / "sources" / "mlperf" / "mlperf_inference_llm_benchmarks.csv"
+    with path.open(encoding="utf-8", newline="") as f:
+        facts = [r for r in csv.DictReader(f) if r["scenario"] in ("Server", "Interactive")]
+    rules = re.compile(r"Interactive(?: category)?: TTFT/TPOT: (\d+) ms/(\d+) ms")
+    for name in ("12-mlperf.md", "12-mlperf.ko.md"):
+        rows = {
+            line.split("|")[1].strip().split(" ")[0]: line
+            for line in _text(name).splitlines()
+            if re.match(r"\| (llama|mixtral|deepseek|gpt-oss)", line)
+        }
+        want: dict[tuple[str, str], set[str]] = {}
+        for r in facts:
+            if not r["ttft_constraint_ms"] or r["round"] not in ("v5.1", "v6.0"):
+                continue
+            bench = next((b for b in rows if r["benchmark"].startswith(b)), None)
+            assert bench is not None, (name, r["benchmark"])
+            cell = f"{float(r['ttft_constraint_ms']):,.0f} ms / {float(r['tpot_constraint_ms']):.0f} ms"
+            want.setdefault((bench, r["scenario"]), set()).add(cell)
+            text_limit = rules.search(r["rules_latency_text"])
+            if (
+                r["scenario"] == "Interactive"
+                and text_limit
+                and text_limit.group(2) != f"{float(r['tpot_constraint_ms']):.0f}"
+            ):
+                assert f"{text_limit.group(2)} ms)" in rows[bench], (name, bench)  # the rules text, named
+        for (bench, scenario), cells in want.items():
+            assert len(cells) == 1, (bench, scenario, cells)  # one limit across the rounds listed
+            column = 2 if scenario == "Server" else 3
+            assert rows[bench].split("|")[column].strip().startswith(cells.pop()), (name, bench, scenario)
+        assert set(rows) == {b for b, _ in want}
