@@ -231,13 +231,26 @@ def test_diagrams_are_self_contained_svg_with_a_title() -> None:
     svgs = sorted((GUIDE / "img").glob("*.svg"))
     assert svgs
     used = " ".join(p.read_text(encoding="utf-8") for p in PAGES)
+    used_ko = " ".join(p.read_text(encoding="utf-8") for p in TRANSLATED)
     for svg in svgs:
         root = ET.parse(svg).getroot()
         ns = "{http://www.w3.org/2000/svg}"
         assert root.find(f"{ns}title") is not None, svg.name
         text = svg.read_text(encoding="utf-8")
         assert "<script" not in text and 'href="http' not in text and "url(http" not in text, svg.name
+        if svg.name.endswith(".ko.svg"):  # a Korean diagram: its English twin exists, the Korean pages use it
+            assert (svg.parent / svg.name.replace(".ko.svg", ".svg")).is_file(), svg.name
+            assert f"img/{svg.name}" in used_ko, f"{svg.name} is not used by any Korean guide page"
+            assert not re.search(
+                r"[A-Za-z]{4,}",
+                " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", text))
+                .replace("tokens_per_block", "")
+                .replace("hidden", "")
+                .replace("TTFT", ""),
+            ), svg.name
+            continue
         assert f"img/{svg.name}" in used, f"{svg.name} is not used by any guide page"
+        assert f"img/{svg.name}" not in used_ko, f"the Korean pages show the English {svg.name}"
 
 
 # ------------------------------------------------------------------------------------- in a browser
