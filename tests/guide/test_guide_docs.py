@@ -443,3 +443,11 @@ def test_mlperf_primer_limits_are_the_benchmark_facts() -> None:
             column = 2 if scenario == "Server" else 3
             assert rows[bench].split("|")[column].strip().startswith(cells.pop()), (name, bench, scenario)
         assert set(rows) == {b for b, _ in want}
+
+
+def test_mlperf_name_carries_its_mark_and_the_benchmark_name_on_every_guide_page() -> None:
+    """MLCommons' MLPerf Results Messaging Guidelines: "MLPerf" with ® at every use and with the full
+    benchmark name ("MLPerf® Inference results"), never translated: on the guide pages of both languages."""
+    for page in [*ALL_PAGES, *TRANSLATED]:
+        text = _flat(page.read_text(encoding="utf-8"))
+        assert not re.search(r"MLPerf(?!® Inference)", text), (page.name, re.findall(r"MLPerf.{0,20}", text))
