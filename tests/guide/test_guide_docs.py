@@ -194,9 +194,10 @@ def test_worked_numbers_of_the_topic_pages() -> None:
     assert per_seq == 16 * 1024 and f"16 KiB at batch 1 and {64 * per_seq // 2**20} MiB at batch 64" in page
     assert 16 * 1024 / 450e9 * 1e6 < 0.04 and "under 0.04 µs" in page  # 16 KiB at 450 GB/s one way
     assert "160 synchronising collectives" in page and 2 * arch["layers"] == 160
-    # PP in decode: TensorRT-LLM's executor keeps pp_size micro-batches in flight (py_executor.py,
-    # _executor_loop_pp: "`n - 1` batches alive on every rank simultaneously"), so the GPipe flush bubble
-    # (p - 1) / (m + p - 1) is named only as the training result it is, and idle time is (p - m) / p.
+    # PP in decode: TensorRT-LLM's executor keeps pp_size micro-batches in flight (py_executor.py @9521caf,
+    # _executor_loop_pp: a ring of num_micro_batches = pp_size slots, in-flight requests skipped), so the
+    # GPipe flush bubble (p - 1) / (m + p - 1) is named only as the training result it is, and idle time
+    # is (p - m) / p.
     assert "3/7" not in page and "fills and drains again each iteration" not in page
     assert "(p − m)/p" in page and "is a training result" in page
     # Acceptance rates (trtllm-bench reporting.py: draft acceptance = accepted / drafted): with per-position
