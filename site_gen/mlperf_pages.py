@@ -114,6 +114,7 @@ ALL_HEADER = (
 LINKS = {
     "cli": "../../reference/cli.md#llmbench-import-mlperf",
     "schema": "../../reference/result-schema.md#mlperf-inference-files-schema-version-2",
+    "scenarios": "../../guide/12-mlperf.md",  # the guide's page on scenarios and latency limits
 }
 
 
