@@ -208,7 +208,7 @@ def on_config(config: Any) -> Any:
     _generated = pages.pages(runs, queries.gpu_info(read), i18n.load(lang))
     # the MLPerf page reads its own table, never the runs (MLCommons: no mixing); its data file has its
     # own folder
-    _mlperf = mlperf_pages.build(read, _site.repo_url, _site.repo_branch)
+    _mlperf = mlperf_pages.build(read, _site.repo_url, _site.repo_branch, results)
     _generated.append(_mlperf_page(config))
     return config
 

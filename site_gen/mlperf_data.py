@@ -20,6 +20,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("suite", "VARCHAR"),
     ("submitter", "VARCHAR"),
     ("system_id", "VARCHAR"),
+    # the result file's system description: one per file, so the closed division's where a file holds
+    # both divisions' results (the MLPerf page says how many open results that is)
+    ("system_json_path", "VARCHAR"),
     ("system_name", "VARCHAR"),
     ("gpu", "VARCHAR"),  # canonical registry name; the label where the system mixes accelerator types
     ("gpu_label", "VARCHAR"),
@@ -71,6 +74,7 @@ def rows(data: dict[str, Any], file: str, ids: list[str]) -> MlperfRows:
         "suite": m["suite"],
         "submitter": sub["submitter"],
         "system_id": m["system_id"],
+        "system_json_path": m.get("system_json_path"),
         "gpu": gpu.name if gpu else hw["gpu_label"],
         "gpu_label": hw["gpu_label"],
         "gpu_year": gpu.year if gpu else None,

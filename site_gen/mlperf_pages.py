@@ -12,6 +12,13 @@ The rows travel as one columnar data file (``site_gen.dataset``'s format, writte
 apart from the runs' data files) that ``docs/assets/js/mlperf.js`` loads once and renders: 1,116 rows as
 HTML made a 1.1 MB page. Without JavaScript the page says where the figures are (the CSV sources).
 
+A section "About these results", outside the script's part, says what the import left out and how some
+rows were read: the CPU-only results of the CSV (counted from the CSV at build time, ``Sources``), the
+open-division results whose file names the closed division's system description, accelerator counts
+that differ from the count in the accelerator's name (AMD's "x87"/"x94" clusters) and boards counted as
+one accelerator (Intel's "B60 Dual"), all computed from the rows; and where the v4.1 result IDs and the
+v6.0 logs were read (the catalogue's ``mlperf.provenance``).
+
 Languages: the page is rendered once per language from the message catalogue (``mlperf`` keys; the
 script's words are ``mlperf_ui``), under ``ko/`` for Korean, all pointing at the one data file at the
 site's root. What MLCommons' guidelines fix stays as they write it in every language: the trademark
@@ -22,9 +29,11 @@ scenario and round names and result IDs (data values, shown as imported).
 
 from __future__ import annotations
 
+import csv
 import html
 import json
 import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +46,15 @@ PAGE = "mlperf/index.md"  # under docs/generated/
 PAGE_URL = "generated/mlperf/index.html"
 DATA_DIR = "assets/mlperf"  # beside, never inside, assets/data (the runs' data files: no mixing)
 SOURCES = "results/sources/mlperf"  # the CSVs the results were imported from, in the repository
+SOURCE_CSV = "mlperf_inference_llm_results.csv"  # in SOURCES: one row per result
+# The accelerator MLCommons' CSV gives a CPU-only system. bench.importers.mlperf (CPU_ONLY) leaves these
+# rows out; site_gen may not import an importer (tests/test_architecture.py), so the page counts them here
+# and a test checks that both agree.
+CPU_ONLY = "N/A"
+# "AMD Instinct MI355X 288GB HBM3e (x87)": the accelerator count in the name as the submitter wrote it
+FILED_COUNT = re.compile(r"\(x(\d+)\)")
+# a board with two GPUs ("MS-Intel Arc Pro B60 Dual 48G Turbo") filed as one accelerator
+DUAL_BOARD = re.compile(r"\bDual\b")
 TRADEMARK = (
     "The MLPerf name and logo are registered and unregistered trademarks of MLCommons Association in the "
     "United States and other countries. All rights reserved. Unauthorized use strictly prohibited. See "
@@ -96,6 +114,7 @@ ALL_HEADER = (
 LINKS = {
     "cli": "../../reference/cli.md#llmbench-import-mlperf",
     "schema": "../../reference/result-schema.md#mlperf-inference-files-schema-version-2",
+    "scenarios": "../../guide/12-mlperf.md",  # the guide's page on scenarios and latency limits
 }
 
 
@@ -122,6 +141,35 @@ def load(db: Path) -> list[dict[str, Any]]:
         return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
     finally:
         con.close()
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What MLCommons' CSV holds that the page does not show: its result count and its CPU-only results
+    per (round, benchmark), read from the CSV at build time."""
+
+    rows: int
+    cpu_only: tuple[tuple[str, str, int], ...]
+
+    @property
+    def cpu_total(self) -> int:
+        return sum(n for *_, n in self.cpu_only)
+
+
+def read_sources(results: Path | None) -> Sources | None:
+    """The counts of ``results/sources/mlperf``'s result CSV; None where the results folder has none (a
+    site built from other results says nothing about it)."""
+    path = None if results is None else Path(results) / "sources" / "mlperf" / SOURCE_CSV
+    if path is None or not path.is_file():
+        return None
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    cpu: dict[tuple[str, str], int] = {}
+    for r in rows:
+        if r["accelerator"] == CPU_ONLY:
+            key = (r["round"], r["benchmark_official"])
+            cpu[key] = cpu.get(key, 0) + 1
+    return Sources(len(rows), tuple((rnd, b, n) for (rnd, b), n in sorted(cpu.items())))
 
 
 def compat_key(benchmark_official: str) -> str | None:
@@ -215,6 +263,86 @@ def footnote(rows: list[dict[str, Any]], cat: Catalogue) -> str:
     )
 
 
+# Where the rows of two rounds were read (results/sources/mlperf/README.md; each file's data_origin):
+# round -> (catalogue key, link, link text)
+PROVENANCE = {
+    "v4.1": (
+        "mlperf.prov_v41",
+        "https://github.com/mlcommons/inference_results_v4.1/pull/2",
+        "mlcommons/inference_results_v4.1#2",
+    ),
+    "v6.0": (
+        "mlperf.prov_v60",
+        "https://github.com/gbeezybez/inference_results_v6.0/tree/4d3916a",
+        "gbeezybez/inference_results_v6.0@4d3916a",
+    ),
+}
+
+
+def open_with_closed_description(rows: list[dict[str, Any]]) -> int:
+    """Open-division results whose result file names the closed division's system description: a file
+    holds one system's results of both divisions and names one ``system_json_path``."""
+    return sum(
+        r["division"] == "open" and str(r.get("system_json_path") or "").startswith("closed/") for r in rows
+    )
+
+
+def recounted(rows: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
+    """(system, count in the accelerator's name, accelerators counted) where the two differ: MLCommons'
+    summary table counts nodes × accelerators per node ("x87" on 11 nodes of 8 is 88). A system mixing
+    accelerator types names a count for each ("(x8) and ... (x16)"): their sum is the name's count."""
+    out = set()
+    for r in rows:
+        filed = sum(int(n) for n in FILED_COUNT.findall(str(r.get("gpu_label") or "")))
+        if filed and filed != r["total_accelerators"]:
+            out.add((r["system_id"], filed, int(r["total_accelerators"])))
+    return sorted(out)
+
+
+def dual_boards(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(accelerator as filed, accelerator it is shown as) for boards of two GPUs counted as one."""
+    return sorted(
+        {(r["gpu_label"], r["gpu"]) for r in rows if DUAL_BOARD.search(str(r.get("gpu_label") or ""))}
+    )
+
+
+def about(rows: list[dict[str, Any]], cat: Catalogue, sources: Sources | None) -> str:
+    """The "About these results" section: what was left out and how some rows were read, every count
+    computed from the rows and the CSV."""
+    items = []
+    if sources is not None and sources.cpu_total:
+        left = ", ".join(
+            cat.t("mlperf.cpu_item", round=rnd, bench=b, n=f"{n:,}") for rnd, b, n in sources.cpu_only
+        )
+        items.append(
+            _html(
+                cat,
+                "mlperf.cpu_note",
+                csv=e(f"{sources.rows:,}"),
+                cpu=e(f"{sources.cpu_total:,}"),
+                items=e(left),
+                n=e(f"{len(rows):,}"),
+            )
+        )
+    if n_open := open_with_closed_description(rows):
+        items.append(_html(cat, "mlperf.open_json", n=e(f"{n_open:,}")))
+    if counts := recounted(rows):
+        listed = ", ".join(cat.t("mlperf.recount_item", system=s, filed=f, n=n) for s, f, n in counts)
+        items.append(_html(cat, "mlperf.recount", items=e(listed)))
+    boards = dual_boards(rows)
+    for gpu in sorted({g for _, g in boards}):
+        filed = " / ".join(f"“{label}”" for label, g in boards if g == gpu)
+        items.append(_html(cat, "mlperf.dual", filed=e(filed), gpu=e(gpu)))
+    rounds = {r["round"] for r in rows}
+    for rnd, (key, url, text) in PROVENANCE.items():
+        if rnd in rounds:
+            items.append(_html(cat, key, link=f'<a href="{e(url)}">{e(text)}</a>'))
+    if not items:
+        return ""
+    lis = "".join(f"<li>{i}</li>" for i in items)
+    return f'<h2 id="about">{e(cat.t("mlperf.about_h"))}</h2>\n<ul class="mlperf-about">{lis}</ul>\n'
+
+
 def _table(kind: str, header: tuple[str, ...], cat: Catalogue, scroll: str = "mlperf-scroll") -> str:
     head = "".join(f'<th scope="col">{e(cat.t(f"mlperf.col.{h}"))}</th>' for h in header)
     return (
@@ -229,8 +357,10 @@ def render(
     data_src: str = "",
     data_key: str = "",
     sources_url: str = "",
+    sources: Sources | None = None,
 ) -> str:
-    """The page's Markdown in the catalogue's language (English by default)."""
+    """The page's Markdown in the catalogue's language (English by default); ``sources``: the counts of
+    MLCommons' CSV (what the page leaves out), when the build has it."""
     cat = cat or i18n.load(i18n.DEFAULT)
     head = [f"# {cat.t('mlperf.title')}", "", cat.t("mlperf.intro", **LINKS), ""]
     if not rows:
@@ -245,6 +375,9 @@ def render(
     attrs = " ".join(f'data-{k}="{e(v)}"' for k, v in data.items())
     link = f'<a href="{e(sources_url)}">{e(SOURCES)}</a>'
     fallback = _html(cat, "mlperf.fallback", n=e(f"{len(rows):,}"), sources=link)
+    if sources is not None and sources.cpu_total:
+        counts = {"csv": e(f"{sources.rows:,}"), "cpu": e(f"{sources.cpu_total:,}")}
+        fallback += " " + _html(cat, "mlperf.fallback_cpu", **counts)
     filters = "".join(_select(c, cat.t(f"mlperf.col.{key}"), rows, cat) for c, key in FILTERS)
 
     def t(key: str) -> str:
@@ -272,7 +405,7 @@ def render(
 <h2 id="all">{t("all_h")}</h2>
 {_table("all", ALL_HEADER, cat, "mlperf-scroll mlperf-scroll-tall")}
 </div>
-{footnote(rows, cat)}"""
+{about(rows, cat, sources)}{footnote(rows, cat)}"""
     return "\n".join([*head, body, ""])
 
 
@@ -285,6 +418,7 @@ class Built:
     files: dict[str, str] = field(default_factory=dict)
     key: str = ""
     sources_url: str = ""
+    sources: Sources | None = None
 
     def page(self, cat: Catalogue | None = None, root: str = "") -> tuple[str, str]:
         """(path under generated/, Markdown) of the page in ``cat``'s language; ``root``: the language's
@@ -292,14 +426,15 @@ class Built:
         if not self.rows:
             return PAGE, render(self.rows, cat)
         src = posixpath.relpath(f"{DATA_DIR}/{self.key}.js", posixpath.dirname(root + PAGE_URL))
-        return PAGE, render(self.rows, cat, src, self.key, self.sources_url)
+        return PAGE, render(self.rows, cat, src, self.key, self.sources_url, self.sources)
 
 
-def build(db: Path, repo_url: str = "", branch: str = "main") -> Built:
-    """The MLPerf rows and their data file, from the ``mlperf`` table of ``db`` (read once per build)."""
+def build(db: Path, repo_url: str = "", branch: str = "main", results: Path | None = None) -> Built:
+    """The MLPerf rows and their data file, from the ``mlperf`` table of ``db`` (read once per build);
+    ``results``: the results folder whose ``sources/mlperf`` CSV the page counts what it leaves out of."""
     rows = load(db)
     if not rows:
         return Built(rows)
     key, text = dataset.data_file("mlperf", payload(rows))
     sources_url = f"{repo_url.rstrip('/')}/tree/{branch}/{SOURCES}" if repo_url else ""
-    return Built(rows, {f"{key}.js": text}, key, sources_url)
+    return Built(rows, {f"{key}.js": text}, key, sources_url, read_sources(results))

@@ -48,7 +48,7 @@ def test_every_guide_page_is_in_the_nav_in_order() -> None:
     guide = next(entry["Guide"] for entry in config["nav"] if isinstance(entry, dict) and "Guide" in entry)
     listed = [next(iter(item.values())) for item in guide]
     assert listed == [f"guide/{p.name}" for p in ALL_PAGES]
-    assert len(PAGES) == 11
+    assert len(PAGES) == 12
 
 
 def test_memory_page_numbers_equal_the_planner_maths() -> None:
@@ -194,8 +194,23 @@ def test_worked_numbers_of_the_topic_pages() -> None:
     assert per_seq == 16 * 1024 and f"16 KiB at batch 1 and {64 * per_seq // 2**20} MiB at batch 64" in page
     assert 16 * 1024 / 450e9 * 1e6 < 0.04 and "under 0.04 µs" in page  # 16 KiB at 450 GB/s one way
     assert "160 synchronising collectives" in page and 2 * arch["layers"] == 160
-    # Pipeline bubble (p - 1) / (m + p - 1) with p = m = 4.
-    assert "3/7 of it with four stages and four micro-batches" in page
+    # PP in decode: TensorRT-LLM's executor keeps pp_size micro-batches in flight (py_executor.py @9521caf,
+    # _executor_loop_pp: a ring of num_micro_batches = pp_size slots, in-flight requests skipped), so the
+    # GPipe flush bubble (p - 1) / (m + p - 1) is named only as the training result it is, and idle time
+    # is (p - m) / p.
+    assert "3/7" not in page and "fills and drains again each iteration" not in page
+    assert "(p − m)/p" in page and "is a training result" in page
+    # Acceptance rates (trtllm-bench reporting.py: draft acceptance = accepted / drafted): with per-position
+    # rate a and k drafts, accepted/drafted = (a + a^2 + ... + a^k) / k.
+    ratio = sum(alpha**i for i in range(1, k + 1)) / k
+    spec = _flat(_text("10-speculative-decoding.md"))
+    assert f"{ratio * k:.2f} of {k} draft tokens" in spec and f"ratio of {ratio:.0%}" in spec
+    assert f"the second is {ratio:.0%}" in _flat(_text("glossary.md"))
+    # DeepSeek-R1 ships one MTP module (MTP blog: "have only one MTP module in their checkpoints")
+    for name in ("09-operating-points.md", "10-speculative-decoding.md"):
+        for lang in (name, name.replace(".md", ".ko.md")):
+            text = _flat(_text(lang))
+            assert "draft layers" not in text and "드래프트 레이어" not in text, lang
 
 
 def test_every_marker_names_a_view_and_matches_runs(db: Path) -> None:
@@ -217,13 +232,28 @@ def test_diagrams_are_self_contained_svg_with_a_title() -> None:
     svgs = sorted((GUIDE / "img").glob("*.svg"))
     assert svgs
     used = " ".join(p.read_text(encoding="utf-8") for p in PAGES)
+    used_ko = " ".join(p.read_text(encoding="utf-8") for p in TRANSLATED)
     for svg in svgs:
         root = ET.parse(svg).getroot()
         ns = "{http://www.w3.org/2000/svg}"
         assert root.find(f"{ns}title") is not None, svg.name
         text = svg.read_text(encoding="utf-8")
         assert "<script" not in text and 'href="http' not in text and "url(http" not in text, svg.name
+        if svg.name.endswith(".ko.svg"):
+            # a Korean diagram: mkdocs-static-i18n (docs_structure: suffix) serves it as img/<name>.svg on the
+            # Korean pages, which name the English file; its labels are Korean
+            assert (svg.parent / svg.name.replace(".ko.svg", ".svg")).is_file(), svg.name
+            assert not re.search(
+                r"[A-Za-z]{4,}",
+                " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", text))
+                .replace("tokens_per_block", "")
+                .replace("hidden", "")
+                .replace("TTFT", ""),
+            ), svg.name
+            continue
         assert f"img/{svg.name}" in used, f"{svg.name} is not used by any guide page"
+        if f"img/{svg.name}" in used_ko:  # shown on a Korean page: a Korean twin serves it there
+            assert svg.with_name(svg.name.replace(".svg", ".ko.svg")).is_file(), svg.name
 
 
 # ------------------------------------------------------------------------------------- in a browser
@@ -336,3 +366,91 @@ def test_every_release_pinned_claim_links_its_source() -> None:
     found = {name: blocks for name, blocks in found.items() if blocks}
     report = "\n".join(f"{n}: {b[:160]}" for n, bs in found.items() for b in bs)
     assert not found, report
+
+
+def _raw_repeats() -> dict[tuple[int, int, int], list[float]]:
+    """Output tok/s of every measured point that the committed raw reports hold more than once
+    (results/measured/raw/*/bundle.json: the same ISL/OSL, batching and concurrency in two calls)."""
+    import json
+    from collections import defaultdict
+
+    seen: dict[tuple[int, int, int], list[float]] = defaultdict(list)
+    for bundle in sorted((ROOT / "results" / "measured" / "raw").glob("*/bundle.json")):
+        for job in json.loads(bundle.read_text(encoding="utf-8"))["jobs"]:
+            report = job.get("report")
+            if job.get("role") == "final" and report and job.get("concurrency") is not None:
+                key = (int(job["isl"]), int(job["osl"]), int(job["concurrency"]))
+                seen[key].append(report["performance"]["system_output_throughput_tok_s"])
+    return {k: v for k, v in seen.items() if len(v) > 1}
+
+
+def test_measured_figures_are_marked_single_samples_with_the_spread_measured_here() -> None:
+    """The methodology log states the spread of the repeats the raw reports hold (computed here from the
+    reports, not typed), and every page that shows measured figures marks them single samples and links
+    it, in both languages."""
+    log = _flat((ROOT / "docs" / "reference" / "methodology-log.md").read_text(encoding="utf-8"))
+    ko_log = _flat((ROOT / "docs" / "reference" / "methodology-log.ko.md").read_text(encoding="utf-8"))
+    repeats = _raw_repeats()
+    assert (1024, 1024, 4) in repeats
+    for (isl, osl, conc), tps in repeats.items():
+        if (isl, osl, conc) == (1024, 1024, 8):
+            continue  # call 7's outlier (26.7 ms a token), left out of the data and named in the log
+        first, again = tps[0], tps[1]
+        change = (again - first) / first
+        sign = "−" if change < 0 else "+"  # the page's minus sign
+        row = f"| {isl}/{osl}, {conc} | {first:.1f} output tok/s | {again:.1f} | {sign}{abs(change):.1%} |"
+        assert row in log, row
+        assert f"| {isl}/{osl}, {conc} | 출력 {first:.1f} tok/s | {again:.1f} |" in ko_log
+    assert "26.7 ms a token against 83.7 ms" in log
+    for name, mark in (("latency", "single sample"), ("engines", "single sample")):
+        for suffix, word in ((".md", mark), (".ko.md", "단일 표본")):
+            page = (ROOT / "docs" / f"{name}{suffix}").read_text(encoding="utf-8")
+            assert word in page.lower() or word in page, (name, suffix)
+            assert "reference/methodology-log.md#single-samples" in page, (name, suffix)
+
+
+def test_mlperf_primer_limits_are_the_benchmark_facts() -> None:
+    """The primer's limits table against MLCommons' benchmark facts in the repository
+    (results/sources/mlperf/mlperf_inference_llm_benchmarks.csv: the limits LoadGen enforced, read from the
+    logs, and the rules' own text, both with pinned sources): one row per benchmark, the same limits in
+    every round it lists, and the rules text named where it differs from the logs (gpt-oss-120b)."""
+    import csv
+
+    path = ROOT / "results" / "sources" / "mlperf" / "mlperf_inference_llm_benchmarks.csv"
+    with path.open(encoding="utf-8", newline="") as f:
+        facts = [r for r in csv.DictReader(f) if r["scenario"] in ("Server", "Interactive")]
+    rules = re.compile(r"Interactive(?: category)?: TTFT/TPOT: (\d+) ms/(\d+) ms")
+    for name in ("12-mlperf.md", "12-mlperf.ko.md"):
+        rows = {
+            line.split("|")[1].strip().split(" ")[0]: line
+            for line in _text(name).splitlines()
+            if re.match(r"\| (llama|mixtral|deepseek|gpt-oss)", line)
+        }
+        want: dict[tuple[str, str], set[str]] = {}
+        for r in facts:
+            if not r["ttft_constraint_ms"] or r["round"] not in ("v5.1", "v6.0"):
+                continue
+            bench = next((b for b in rows if r["benchmark"].startswith(b)), None)
+            assert bench is not None, (name, r["benchmark"])
+            cell = f"{float(r['ttft_constraint_ms']):,.0f} ms / {float(r['tpot_constraint_ms']):.0f} ms"
+            want.setdefault((bench, r["scenario"]), set()).add(cell)
+            text_limit = rules.search(r["rules_latency_text"])
+            if (
+                r["scenario"] == "Interactive"
+                and text_limit
+                and text_limit.group(2) != f"{float(r['tpot_constraint_ms']):.0f}"
+            ):
+                assert f"{text_limit.group(2)} ms)" in rows[bench], (name, bench)  # the rules text, named
+        for (bench, scenario), cells in want.items():
+            assert len(cells) == 1, (bench, scenario, cells)  # one limit across the rounds listed
+            column = 2 if scenario == "Server" else 3
+            assert rows[bench].split("|")[column].strip().startswith(cells.pop()), (name, bench, scenario)
+        assert set(rows) == {b for b, _ in want}
+
+
+def test_mlperf_name_carries_its_mark_and_the_benchmark_name_on_every_guide_page() -> None:
+    """MLCommons' MLPerf Results Messaging Guidelines: "MLPerf" with ® at every use and with the full
+    benchmark name ("MLPerf® Inference results"), never translated: on the guide pages of both languages."""
+    for page in [*ALL_PAGES, *TRANSLATED]:
+        text = _flat(page.read_text(encoding="utf-8"))
+        assert not re.search(r"MLPerf(?!® Inference)", text), (page.name, re.findall(r"MLPerf.{0,20}", text))

@@ -396,7 +396,7 @@ def test_korean_mlperf_page_renders_in_korean_with_mlcommons_english_notices(
     for text in (caption, exported):
         for part in (VERIFIED, ko.t("mlperf.verified_gloss"), TRADEMARK, ko.t("mlperf.trademark_gloss"),
                      "MLPerf® Inference Datacenter", "v4.1, v5.1, v6.0", "closed 부문", "llama2-70b-99",
-                     "Offline", "2026-11-30", "MLPerf® 지표가 아닙니다"):  # fmt: skip
+                     "Offline", "2026-11-30", "MLPerf® Inference 지표가 아닙니다"):  # fmt: skip
             assert part in " ".join(text.split()), part
         assert all(b.get_attribute("data-rid") in text for b in bars.all())
     SHOTS.mkdir(parents=True, exist_ok=True)

@@ -12,14 +12,17 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
-from site_gen import i18n
+from bench.importers import mlperf as importer
+from site_gen import i18n, mlperf_pages
 from site_gen.mlperf_pages import TRADEMARK, VERIFIED
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS_CSV = ROOT / "results" / "sources" / "mlperf" / "mlperf_inference_llm_results.csv"
 PAGE = "generated/mlperf/index.html"
 KO_PAGE = f"ko/{PAGE}"  # the Korean edition (issue 16)
+RESULT_FILES = sorted((ROOT / "results" / "mlperf").glob("*/*.yaml"))
 RID = re.compile(r"^v?\d+\.\d+-\d{4}$")
 
 
@@ -67,7 +70,7 @@ def test_mlperf_data_file_holds_every_mlperf_result_and_nothing_else(
     assert len(files) == 1
     text = files[0].read_text(encoding="utf-8")
     payload = json.loads(text[text.index("]=") + 2 :].rstrip().rstrip(";"))
-    assert payload["n"] == len(csv_rows) == 1116
+    assert payload["n"] == len(csv_rows)
     col = payload["columns"]
 
     def values(name: str) -> list[str]:
@@ -83,7 +86,7 @@ def test_page_is_small_with_the_footnote_and_a_no_script_fallback(real_site: Pat
     page = (real_site / "site" / PAGE).read_text(encoding="utf-8")
     assert len(page.encode()) < 80_000  # was 1.1 MB with every result as an HTML row
     assert "MLPerf® Inference" in page and TRADEMARK in page and VERIFIED in page
-    assert "Retrieved 2026-11-30" in page and "not an MLPerf® metric" in page
+    assert "Retrieved 2026-11-30" in page and "not an MLPerf® Inference metric" in page
     # without JavaScript: a sentence and a link to the CSV sources, the footnote outside the script's part
     assert re.search(r'data-mlperf-fallback>.*href="[^"]+/results/sources/mlperf"', page)
     assert page.index("data-mlperf-footnote") > page.index("data-mlperf ")
@@ -108,7 +111,10 @@ def test_default_closed_chart_labels_and_exported_footnote(
     page, errors = _open(browser, real_url, 1440, 900)
     # first render: closed division, llama2-70b-99 Offline, every round (all three are compatible for it)
     want = _count(csv_rows, division="closed", benchmark_official="llama2-70b-99", scenario="Offline")
-    assert page.locator("[data-mlperf-count]").inner_text() == f"{want} of 1,116 results (closed division)"
+    assert (
+        page.locator("[data-mlperf-count]").inner_text()
+        == f"{want} of {len(csv_rows):,} results (closed division)"
+    )
     assert page.locator("[data-mlperf-open-note]").is_hidden()
     assert not page.locator("[data-mlperf-all] .mlperf-open").count()
     page.screenshot(path=str(ROOT / "build" / "mlperf-desktop.png"))
@@ -139,7 +145,7 @@ def test_default_closed_chart_labels_and_exported_footnote(
     for text in (caption, exported):
         for part in ("MLPerf® Inference Datacenter", "v4.1, v5.1, v6.0", "closed division", "llama2-70b-99",
                      "scenario Offline", "Retrieved 2026-11-30", "mlcommons/inference_results_v5.1",
-                     "not an MLPerf® metric", VERIFIED):  # fmt: skip
+                     "not an MLPerf® Inference metric", VERIFIED):  # fmt: skip
             assert part in text, part
         assert all(b.get_attribute("data-rid") in text for b in bars.all())
         assert TRADEMARK in text
@@ -149,7 +155,9 @@ def test_default_closed_chart_labels_and_exported_footnote(
     # the derived measure says so on the bars
     page.select_option("[data-mlperf-measure]", "acc")
     assert "per accelerator, derived" in bars.first.locator("text").first.text_content()
-    assert "derived, not an MLPerf® metric" in _svg_text(page.evaluate("window.mlperfPage.exportSvg()"))
+    assert "derived, not an MLPerf® Inference metric" in _svg_text(
+        page.evaluate("window.mlperfPage.exportSvg()")
+    )
     assert not errors
     page.close()
 
@@ -188,7 +196,10 @@ def test_open_division_only_when_chosen_and_never_ranked_with_closed(
     page, errors = _open(browser, real_url, 1440, 900)
     page.select_option('[data-mlperf-filter="division"]', "open")
     want = _count(csv_rows, division="open", benchmark_official="llama2-70b-99", scenario="Offline")
-    assert page.locator("[data-mlperf-count]").inner_text() == f"{want} of 1,116 results (open division)"
+    assert (
+        page.locator("[data-mlperf-count]").inner_text()
+        == f"{want} of {len(csv_rows):,} results (open division)"
+    )
     note = page.locator("[data-mlperf-open-note]")
     assert note.is_visible() and "does not qualify as closed" in note.inner_text()
     divisions = page.eval_on_selector_all(
@@ -360,3 +371,101 @@ def test_only_the_mlperf_page_loads_its_script_also_after_instant_navigation(bro
         assert errors == []
     finally:
         page.close()
+
+
+@pytest.fixture(scope="module")
+def all_csv_rows() -> list[dict[str, str]]:
+    """Every row of MLCommons' CSV, the CPU-only ones included."""
+    with RESULTS_CSV.open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def result_files() -> list[dict]:
+    return [yaml.safe_load(f.read_text(encoding="utf-8")) for f in RESULT_FILES]
+
+
+def test_page_counts_cpu_only_results_as_the_importer_leaves_them_out(
+    all_csv_rows: list[dict[str, str]], csv_rows: list[dict[str, str]]
+) -> None:
+    """The page counts the CSV's CPU-only rows with the importer's own test for one (site_gen may not
+    import the importer), and gets the CSV's figures: total and per round and benchmark."""
+    assert mlperf_pages.CPU_ONLY == importer.CPU_ONLY
+    sources = mlperf_pages.read_sources(ROOT / "results")
+    assert sources is not None and sources.rows == len(all_csv_rows)
+    assert sources.cpu_total == len(all_csv_rows) - len(csv_rows) > 0
+    for rnd, bench, n in sources.cpu_only:
+        want = _count(all_csv_rows, round=rnd, benchmark_official=bench, accelerator=importer.CPU_ONLY)
+        assert n == want, (rnd, bench)
+    assert mlperf_pages.read_sources(None) is None and mlperf_pages.read_sources(ROOT / "docs") is None
+
+
+def test_page_says_what_it_leaves_out_with_and_without_javascript(
+    real_site: Path, all_csv_rows: list[dict[str, str]], csv_rows: list[dict[str, str]]
+) -> None:
+    """The CSV's result count, the count shown and the CPU-only results left out (per round and
+    benchmark), in the no-JavaScript text and in the "About these results" section, in both languages;
+    every figure computed here from the CSV."""
+    cpu = [r for r in all_csv_rows if r["accelerator"] == importer.CPU_ONLY]
+    groups = sorted({(r["round"], r["benchmark_official"]) for r in cpu})
+    for rel in (PAGE, KO_PAGE):
+        page = (real_site / "site" / rel).read_text(encoding="utf-8")
+        fallback = html.unescape(re.search(r"data-mlperf-fallback>(.*?)</p>", page, re.S).group(1))
+        assert f"{len(csv_rows):,}" in fallback and f"{len(all_csv_rows):,}" in fallback, rel
+        assert f"{len(cpu):,}" in fallback, rel
+        about = page[page.index('<h2 id="about"') : page.index("data-mlperf-footnote")]
+        section = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", about)).split())
+        for rnd, bench in groups:
+            n = _count(cpu, round=rnd, benchmark_official=bench)
+            assert re.search(rf"{re.escape(rnd)} {re.escape(bench)}: {n}(?!\d)", section), (rel, rnd, bench)
+        assert f"{len(all_csv_rows):,}" in section and f"{len(csv_rows):,}" in section, rel
+
+
+def test_about_section_states_shared_descriptions_recounts_boards_and_provenance(
+    real_site: Path, result_files: list[dict], all_csv_rows: list[dict[str, str]]
+) -> None:
+    """Each note is checked against the result files and the CSV: open-division results whose file names
+    the closed division's system description; accelerator counts that differ from the count in the
+    accelerator's name (the summary table counts nodes × accelerators per node); boards of two GPUs
+    counted as one; where v4.1's result IDs and v6.0's rows were read (the files' data_origin and the
+    CSV's result_id_source)."""
+    text = _article_text((real_site / "site" / PAGE).read_text(encoding="utf-8"))
+    shared = sum(
+        r["division"] == "open"
+        for d in result_files
+        if str(d["mlperf"].get("system_json_path") or "").startswith("closed/")
+        for r in d["runs"]
+    )
+    assert shared > 0 and f"for {shared} open-division results" in text
+    for d in result_files:
+        hw, named = d["hardware"], [int(n) for n in re.findall(r"\(x(\d+)\)", d["hardware"]["gpu_label"])]
+        if named and sum(named) != hw["total_accelerators"]:
+            assert hw["total_accelerators"] == hw["nodes"] * hw["gpus_per_node"]
+            want = (
+                f"{d['mlperf']['system_id']} (x{sum(named)} in the name, {hw['total_accelerators']} counted)"
+            )
+            assert want in text
+        if " Dual " in f" {hw['gpu_label']} ":
+            assert f"“{hw['gpu_label']}”" in text and f"shown as {registry_gpu(hw['gpu'])}" in text
+            assert "per board" in text
+    v41 = {r["result_id_source"] for r in all_csv_rows if r["round"] == "v4.1"}
+    assert v41 and all("unmerged PR #2" in s for s in v41)
+    assert "mlcommons/inference_results_v4.1#2" in text and "never merged" in text
+    v60 = {d["mlperf"]["data_origin"] for d in result_files if d["mlperf"]["round"] == "v6.0"}
+    commit = re.search(r"@([0-9a-f]{7,})", next(iter(v60))).group(1)
+    assert len(v60) == 1 and "upstream" in next(iter(v60)) and f"@{commit}" in text
+
+
+def registry_gpu(name: str) -> str:
+    from bench.contract import registry
+
+    return registry.gpus().find(name).name
+
+
+def test_mlperf_is_followed_by_the_benchmark_name_in_every_catalogue() -> None:
+    """MLCommons' guidelines ("Use with Full Benchmark Name"): "MLPerf® Inference results", never "MLPerf®
+    results" or "MLPerf® metric". Only the trademark legend's gloss names the mark itself."""
+    for lang in i18n.languages():
+        for key, value in i18n.load(lang).messages.items():
+            if key.startswith("mlperf") and key != "mlperf.trademark_gloss":
+                assert not re.search(r"MLPerf®(?! Inference)", value), (lang, key, value)
