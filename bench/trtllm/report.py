@@ -179,6 +179,7 @@ _LABELS: dict[str, tuple[str, str]] = {
 _ROW_METRIC = {"Latency": "request_latency_ms", "TTFT": "ttft_ms", "TPOT": "tpot_ms"}
 _INFO = {
     "Model": ("engine", "model"),
+    "Model Path": ("engine", "model_path"),  # the local checkpoint (--model_path); "None" when not given
     "TensorRT LLM Version": ("engine", "version"),
     "TensorRT-LLM Version": ("engine", "version"),
     "Dtype": ("engine", "dtype"),

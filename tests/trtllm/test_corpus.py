@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from bench.sweep import engine
-from bench.trtllm import inventory
+from bench.trtllm import command, inventory
 from tests.sweep.helpers import plan
 from tests.trtllm.clickparse import parse
 
@@ -64,6 +64,29 @@ def test_every_corpus_refusal_is_refused(entry: dict[str, Any]) -> None:
     assert e.value.option_name == entry["refused"]
     if "possible" in entry:  # the real message's "Possible options: ..." list, from the same click logic
         assert sorted(e.value.possibilities or []) == sorted(entry["possible"])
+
+
+# the era table's feature for each option it decides (bench/trtllm/command.py ERA)
+_ERA_FLAGS = {
+    "--streaming": "streaming",
+    "--report_json": "report_json",
+    "--concurrency": "concurrency",
+    "--warmup": "warmup",
+    "--backend": "pytorch_backend",
+    "--extra_llm_api_options": "extra_llm_api_options",
+    "--tp": "tp_pp",
+    "--model_path": "model_path",
+    "--ep": "ep",
+}
+
+
+@pytest.mark.parametrize("entry", CORPUS["era_commands"], ids=lambda e: e["id"])
+def test_real_commands_of_releases_without_an_entry_agree_with_the_era_table(entry: dict[str, Any]) -> None:
+    assert inventory.for_version(entry["release"]) is None  # else it belongs under `commands`
+    used = [a for a in _argv(entry) if a in _ERA_FLAGS]
+    assert used
+    for flag in used:
+        assert command.has(entry["release"], _ERA_FLAGS[flag]), (flag, entry["release"])
 
 
 # --- plan over the full matrix ---------------------------------------------------------------------------
