@@ -444,3 +444,66 @@ def test_plan_says_when_a_release_is_not_in_the_inventory(version: str, tmp_path
     text = engine.describe(plan(tmp_path, over))
     note = f"note: TensorRT-LLM {version} has no entry in the option inventory"
     assert (note in text) is not inventoried
+
+
+# --- what the stored source cannot settle is said, in the inventory and in `plan` -------------------------
+
+
+def test_plan_says_what_the_source_cannot_settle_and_never_emits_it(tmp_path: Path) -> None:
+    """0.16: --model_path is unsettled (facts.unsettled: no 0.16 group file is stored); its release commit
+    42a7b092 holds no bench file. 0.17: era source (read at main commits after the release)."""
+    over = {"trtllm": {"version": "0.16.0", "workflow": "legacy-engine"}, "model": {"path": "/models/x"}}
+    p = plan(tmp_path, over)
+    text = engine.describe(p)
+    assert "not settled whether global takes --model_path" in text
+    assert "release commit 42a7b092 holds no bench file" in text
+    for job in p.jobs:
+        for step in engine.job_steps(job, None, tmp_path / "r.json"):
+            assert "--model_path" not in step.argv
+            assert any("not settled whether TensorRT-LLM 0.16.0 has --model_path" in d for d in step.dropped)
+    (tmp_path / "b").mkdir()
+    text = engine.describe(plan(tmp_path / "b", {"trtllm": {"version": "0.17.0"}}))
+    assert "TensorRT-LLM 0.17.0: era source, not stamped" in text and "b78a5461" in text
+
+
+def test_generator_merges_trees_with_borrowed_observed_and_unread_parts(tmp_path: Path) -> None:
+    """A hand-written checkout without setup.py or build: the build is borrowed from a release of the
+    target inventory, an option printed by a real run is added with its quote, the launcher stays null."""
+    root = tmp_path / "tree"
+    for path, text in {"tensorrt_llm/commands/bench.py": GROUP, "tensorrt_llm/bench/work.py": WORK}.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    (root / "SOURCE.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "commit": "a" * 40,
+                "setup_not_read": "setup.py is not stored",
+                "borrow": {"build": "9.1.0"},
+                "observed": {
+                    "global": [
+                        {
+                            "names": ["--model_path"],
+                            "source": {"url": "https://x/y", "quote": "Model Path: /m"},
+                        }
+                    ]
+                },
+                "facts": {"launch": {"pytorch": {"mode": "launcher"}}},
+            }
+        )
+    )
+    donor = {"source": {"file": "b.py", "commit": "b" * 40, "line": 1}, "options": [], "exclusive_groups": []}
+    (tmp_path / "inv.yaml").write_text(
+        yaml.safe_dump({"releases": {"9.1.0": {"source": {}, "commands": {"build": donor}}}})
+    )
+    args = ["--tree", f"9.2.0={root}", "--into", str(tmp_path / "inv.yaml")]
+    out = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    rels = yaml.safe_load(out.stdout)["releases"]
+    assert list(rels) == ["9.1.0", "9.2.0"]
+    rel = rels["9.2.0"]
+    assert rel["launcher"] is None and rel["setup_source"]["not_read"] == "setup.py is not stored"
+    assert rel["commands"]["build"] == {**donor, "borrowed_from": "9.1.0"}
+    (observed,) = [o for o in rel["commands"]["global"]["options"] if o["names"] == ["--model_path"]]
+    assert observed["source"] == {"kind": "output", "url": "https://x/y", "quote": "Model Path: /m"}
+    assert rel["facts"] == {"launch": {"pytorch": {"mode": "launcher"}}}
+    assert "facts" not in rel["source"] and "observed" not in rel["source"]
