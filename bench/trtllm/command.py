@@ -553,8 +553,8 @@ def _notes(sweep: Sweep) -> list[str]:
         )
     for item in rel.facts.get("unsettled") or []:
         out.append(
-            f"TensorRT-LLM {rel.name}: not settled whether {item['command']} takes {item['option']} "
-            f"({item['why']}); it is never emitted"
+            f"TensorRT-LLM {rel.name}: not settled whether {item['command']} takes {item['option']}: "
+            f"{item['why']}"
         )
     if not launched(v, workflow) and sweep.cluster.launcher != "local":
         out.append(

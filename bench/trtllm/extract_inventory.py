@@ -456,7 +456,8 @@ def release_inventory(src: Source) -> dict[str, Any]:
     for command, extra in (src.meta.get("observed") or {}).items():
         commands[command]["options"] += [_observed_option(o, src.release) for o in extra]
     meta = {k: v for k, v in src.meta.items() if k not in ("facts", "setup_not_read", "observed")}
-    out = {"source": {"commit": src.commit, **meta}, **_setup_scripts(src)}
+    files = {"files": dict(src.file_commits)} if src.file_commits else {}  # read at a neighbouring commit
+    out = {"source": {"commit": src.commit, **files, **meta}, **_setup_scripts(src)}
     if src.meta.get("facts"):
         out["facts"] = src.meta["facts"]  # launch mode, unsettled options: each with its own citation
     out["commands"] = commands
