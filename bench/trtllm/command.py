@@ -7,8 +7,9 @@ options (``--model``, ``--model_path``, ``--workspace``) go BEFORE the subcomman
 dropped and ``plan`` says why; an option the stored source cannot settle (``facts.unsettled``) is never
 emitted, and ``plan`` says so.
 
-Releases without an inventory entry (0.19-0.21, whose bench files were not found at a stamped commit) follow
-the era table ``ERA`` below, and ``plan`` says their commands are unchecked. ``ENGINE`` plugs this into
+Releases without an inventory entry (before 0.12, after 1.3) follow the era table ``ERA`` below, and
+``plan`` says their commands are unchecked. 0.17-0.21 are inventoried from era source (main commits around
+the release, named in each entry), and ``plan`` says that too. ``ENGINE`` plugs this into
 ``bench.sweep.engine`` (checks, steps, report reader, version checks and the facts kept with each run); the
 launcher and container wrapping is shared there, and a release whose engine run starts its own MPI workers
 (``facts.launch``: 0.12-0.16) is never wrapped in mpirun/srun.
@@ -33,9 +34,9 @@ if TYPE_CHECKING:
 
 Version = tuple[int, int]
 
-# The era table, used ONLY for a release the inventory has no entry for (0.19-0.21 today): the first release
-# with each feature, from the inventoried releases around them (0.17/0.18 and 1.0.0rc4) and the main commits
-# between (--ep at 85a4269f, --report_json at 77d7fe1e: both after 0.18 was cut, before 0.19).
+# The era table, used ONLY for a release the inventory has no entry for (before 0.12, after 1.3 today): the
+# first release with each feature, as the inventory shows it (--ep and --report_json first at the main commits
+# 85a4269f and 77d7fe1e, after 0.18 was cut: so 0.19).
 ERA: dict[str, Version] = {
     "streaming": (0, 13),  # run.py at c9f67c5a (0.13.0)
     "report_json": (0, 19),
@@ -108,7 +109,7 @@ def backend_choices(rel: inventory.Release) -> list[str] | None:
     """The throughput --backend choices the release lists, or None when it has no --backend or the source
     names them by an expression (1.0.0rc4: ALL_SUPPORTED_BACKENDS)."""
     opt = rel.options("throughput").get("--backend")
-    if opt is None:
+    if opt is None or rel.unsettled("throughput", "--backend", "choices"):  # 0.19-0.21: the sides disagree
         return None
     choices = opt["type"].get("choices")
     return [str(c) for c in choices] if choices else None
@@ -552,8 +553,9 @@ def _notes(sweep: Sweep) -> list[str]:
             f"read at the neighbouring commits {read_at}"
         )
     for item in rel.facts.get("unsettled") or []:
+        what = "which values" if item.get("what") == "choices" else "whether"
         out.append(
-            f"TensorRT-LLM {rel.name}: not settled whether {item['command']} takes {item['option']}: "
+            f"TensorRT-LLM {rel.name}: not settled {what} {item['command']} takes {item['option']}: "
             f"{item['why']}"
         )
     if not launched(v, workflow) and sweep.cluster.launcher != "local":

@@ -61,10 +61,12 @@ class Release:
         entry = (self.facts.get("launch") or {}).get(workflow)
         return entry.get("mode") if entry else None
 
-    def unsettled(self, command: str, option: str) -> str | None:
-        """Why the stored source cannot settle whether ``command`` takes ``option``, or None."""
+    def unsettled(self, command: str, option: str, what: str = "presence") -> str | None:
+        """Why the stored source cannot settle whether ``command`` takes ``option`` (``what="choices"``:
+        which values it takes), or None."""
         for item in self.facts.get("unsettled") or []:
-            if item.get("command") == command and item.get("option") == option:
+            same = item.get("command") == command and item.get("option") == option
+            if same and item.get("what", "presence") == what:
                 return str(item.get("why"))
         return None
 

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from bench.sweep import engine
-from bench.trtllm import inventory
+from bench.trtllm import command, inventory
 from tests.sweep.helpers import merge, plan
 from tests.trtllm.clickparse import parse as _parse
 
@@ -434,19 +434,41 @@ def test_generator_names_a_malformed_docs_line(tmp_path: Path) -> None:
     assert "cli docs 9.2.0: commands.work" in out.stderr and "unknown field 'default 3'" in out.stderr
 
 
-@pytest.mark.parametrize("version", ["0.19.0", "1.2.0"])
-def test_plan_says_when_a_release_is_not_in_the_inventory(version: str, tmp_path: Path) -> None:
-    """0.19-0.21: neither source nor CLI page could be read; `plan` says their commands are unchecked
-    (the release list read from the committed YAML itself, not from the code)."""
+@pytest.mark.parametrize(
+    ("version", "workflow"), [("0.11.0", "legacy-engine"), ("1.4.0", "pytorch"), ("1.2.0", "pytorch")]
+)
+def test_plan_says_when_a_release_is_not_in_the_inventory(
+    version: str, workflow: str, tmp_path: Path
+) -> None:
+    """Before 0.12 and after 1.3: no entry; `plan` says their commands are unchecked (the release list read
+    from the committed YAML itself, not from the code)."""
     listed = yaml.safe_load((ROOT / "bench/trtllm/cli_inventory.yaml").read_text())["releases"]
     inventoried = any(str(name).split(".")[:2] == version.split(".")[:2] for name in listed)
-    over = {"trtllm": {"version": version, "workflow": "pytorch"}}
+    over = {"trtllm": {"version": version, "workflow": workflow}}
     text = engine.describe(plan(tmp_path, over))
     note = f"note: TensorRT-LLM {version} has no entry in the option inventory"
     assert (note in text) is not inventoried
 
 
 # --- what the stored source cannot settle is said, in the inventory and in `plan` -------------------------
+
+
+def test_0_19_to_0_21_are_era_source_between_77d7fe1e_and_1_0_0rc4() -> None:
+    """throughput.py at 77d7fe1e (2025-03-04, before 0.19): --ep and --report_json; every option llmbench
+    emits is also in 1.0.0rc4's throughput (000a01de), whose --backend choices are an expression: the
+    choices are unsettled, so no backend is refused on them."""
+    later = inventory.for_version("1.0.0rc4")
+    for version in ("0.19.0", "0.20.0", "0.21.0"):
+        rel = inventory.for_version(version)
+        assert rel.data["source"]["era_source"] and rel.where("throughput").startswith(
+            "tensorrt_llm/bench/benchmark/throughput.py@77d7fe1e"
+        )
+        emitted = {"--tp", "--pp", "--ep", "--report_json", "--warmup", "--concurrency", "--streaming"}
+        emitted |= {"--backend", "--extra_llm_api_options", "--dataset", "--engine_dir", "--max_batch_size"}
+        assert emitted <= set(rel.options("throughput")) and emitted <= set(later.options("throughput"))
+        assert rel.unsettled("throughput", "--backend", "choices") and command.backend_choices(rel) is None
+        assert rel.unsettled("throughput", "--backend") is None  # the option itself is on both sides
+        assert rel.launch_mode("pytorch") == "launcher"
 
 
 def test_plan_says_what_the_source_cannot_settle_and_never_emits_it(tmp_path: Path) -> None:
