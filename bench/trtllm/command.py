@@ -248,6 +248,13 @@ def _trtllm_check_job(sweep: Sweep, p: dict[str, Any]) -> str | None:
         return f"{key}: TensorRT-LLM {v} has no {flag} (added in {_ver(ERA[feature])}, era table)"
     if legacy and sweep.trtllm.build.tool == "trtllm-bench" and p["tp"] * p["pp"] > 8:
         return "tp x pp > 8: trtllm-bench build rejects it"
+    world, per_node = p["tp"] * p["pp"], sweep.cluster.gpus_per_node
+    if not launched(v, sweep.trtllm.workflow) and world > per_node:
+        return (
+            f"tp x pp = {world} spans nodes of {per_node} GPUs, but TensorRT-LLM {v}'s engine run starts its "
+            "MPI workers from one process (cli_inventory.yaml facts.launch); whether it can place them on other "
+            "nodes is not settled by the stored source, so the job is skipped"
+        )
     return None
 
 

@@ -125,3 +125,21 @@ def test_srun_takes_slurms_allocation_and_no_host_list(tmp_path: Path) -> None:
     over = {"cluster": {"gpus_per_node": 8, "nodes": 2, "launcher": "srun"}, "parallelism": {"tp": [16]}}
     argv = _bench_argv(tmp_path, over)
     assert argv[:4] == ["srun", "--nodes=2", "--ntasks=16", "--ntasks-per-node=8"] and "-H" not in argv
+
+
+def test_a_one_process_engine_run_over_two_nodes_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    """0.14 with trtllm-build (no tp x pp <= 8 rule) at tp 16 over two 8-GPU nodes: one process cannot be
+    shown to place workers on another node, so the job is skipped and the reason says so."""
+    over = {
+        "trtllm": {
+            "version": "0.14.0",
+            "workflow": "legacy-engine",
+            "build": {"tool": "trtllm-build", "checkpoint_dir": "/ckpt/tp{tp}-pp{pp}"},
+        },
+        "cluster": {"gpus_per_node": 8, "nodes": 2, "launcher": "srun"},
+        "parallelism": {"tp": [8, 16]},
+    }
+    p = plan(tmp_path, over)
+    assert [j.tp for j in p.jobs] == [8]
+    (skipped,) = p.skipped
+    assert "spans nodes of 8 GPUs" in skipped.reason and "not settled" in skipped.reason
