@@ -252,8 +252,8 @@ def _trtllm_check_job(sweep: Sweep, p: dict[str, Any]) -> str | None:
     if not launched(v, sweep.trtllm.workflow) and world > per_node:
         return (
             f"tp x pp = {world} spans nodes of {per_node} GPUs, but TensorRT-LLM {v}'s engine run starts its "
-            "MPI workers from one process (cli_inventory.yaml facts.launch); whether it can place them on other "
-            "nodes is not settled by the stored source, so the job is skipped"
+            "MPI workers from one process (cli_inventory.yaml facts.launch); whether it can place them on "
+            "other nodes is not settled by the stored source, so the job is skipped"
         )
     return None
 
