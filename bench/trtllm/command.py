@@ -1,22 +1,18 @@
-"""The trtllm-bench engine: one job -> its exact command lines, per TensorRT-LLM version era (pure).
+"""The trtllm-bench engine: one job -> its exact command lines, per TensorRT-LLM release (pure).
 
-The forms follow TensorRT-LLM's trtllm-bench documentation and are pinned by golden tests:
-global options (``--model``, ``--model_path``, ``--workspace``) go BEFORE the subcommand, ``--tp/--pp/--ep``
-after ``throughput`` (they are throughput options, not group options). What changes between eras:
+What a release accepts and how it runs is read from ``bench/trtllm/cli_inventory.yaml`` (the click options of
+its source at the release commit, or its CLI page, each with its citation) through ``supports``; global
+options (``--model``, ``--model_path``, ``--workspace``) go BEFORE the subcommand, ``--tp/--pp/--ep`` after
+``throughput``. Every step is fitted to the release's own options (``fit_to_release``): an option it lacks is
+dropped and ``plan`` says why; an option the stored source cannot settle (``facts.unsettled``) is never
+emitted, and ``plan`` says so.
 
-===========  ==========================================================================================
-0.12         run.py: ``--engine_dir`` required; no --report_json/--concurrency/--streaming/--warmup
-0.13-0.16    + --warmup, --concurrency, --streaming, --report_json (engine workflow only)
-0.17-0.18    + --backend pytorch (experimental), --extra_llm_api_options, --tp/--pp; no --ep (issue #3583)
-0.19-0.21    + --ep; PyTorch opt-in (``--backend pytorch``), default is the TensorRT engine path
-1.0-1.1      default backend pytorch; engines need ``--backend tensorrt``; backend name ``_autodeploy``
-1.2          ``--config`` (an alias of --extra_llm_api_options: the 1.2.0 CLI page lists it; 1.1.0's does not)
-1.3rc        ``build`` and the tensorrt backend are gone (1.3.0rc26's page; 1.3.0rc4's still lists both)
-===========  ==========================================================================================
-
-Where the documentation gives no exact first version (--model_path, --report_json) the earliest era that
-lists it is assumed. ``ENGINE`` plugs this into ``bench.sweep.engine`` (checks, steps, report reader,
-version checks and the facts kept with each run); the launcher and container wrapping is shared there.
+Releases without an inventory entry (before 0.12, after 1.3) follow the era table ``ERA`` below, and
+``plan`` says their commands are unchecked. 0.17-0.21 are inventoried from era source (main commits around
+the release, named in each entry), and ``plan`` says that too. ``ENGINE`` plugs this into
+``bench.sweep.engine`` (checks, steps, report reader, version checks and the facts kept with each run); the
+launcher and container wrapping is shared there, and a release whose engine run starts its own MPI workers
+(``facts.launch``: 0.12-0.16) is never wrapped in mpirun/srun.
 """
 
 from __future__ import annotations
@@ -38,20 +34,30 @@ if TYPE_CHECKING:
 
 Version = tuple[int, int]
 
-# First version with each feature (from the reference notes' era tables).
-SINCE: dict[str, Version] = {
-    "report_json": (0, 13),
-    "concurrency": (0, 13),
-    "streaming": (0, 13),
-    "warmup": (0, 13),
+# The era table, used ONLY for a release the inventory has no entry for (before 0.12, after 1.3 today): the
+# first release with each feature, as the inventory shows it (--ep and --report_json first at the main commits
+# 85a4269f and 77d7fe1e, after 0.18 was cut: so 0.19).
+ERA: dict[str, Version] = {
+    "streaming": (0, 13),  # run.py at c9f67c5a (0.13.0)
+    "report_json": (0, 19),
+    "concurrency": (0, 17),  # throughput.py at b78a5461 (0.17); none in 0.13-0.16
+    "warmup": (0, 17),
     "pytorch_backend": (0, 17),
     "extra_llm_api_options": (0, 17),
     "tp_pp": (0, 17),
     "model_path": (0, 17),
     "ep": (0, 19),
     "default_backend_pytorch": (1, 0),
+    "llm_api_launch": (0, 17),  # before: the engine run starts its own MPI workers (single process)
     "no_engines": (1, 3),  # build subcommand and the tensorrt backend removed
 }
+SINCE = ERA  # the name older callers and tests use
+
+# The 1.3 line dropped `build` and the tensorrt backend between two CLI pages: 1.3.0rc4 still lists both
+# (cli_inventory.yaml), 1.3.0rc26 lists neither (https://nvidia.github.io/TensorRT-LLM/1.3.0rc26/commands/
+# trtllm-bench.html: backend "pytorch | _autodeploy", no build section). Releases between are not settled.
+ENGINES_LAST_SEEN = "1.3.0rc4"
+ENGINES_GONE_BY = "1.3.0rc26"
 
 
 def parse_version(text: str) -> Version:
@@ -63,7 +69,69 @@ def parse_version(text: str) -> Version:
 
 
 def has(version: str, feature: str) -> bool:
-    return parse_version(version) >= SINCE[feature]
+    """The era table's answer (for releases the inventory lacks): version >= the feature's first release."""
+    return parse_version(version) >= ERA[feature]
+
+
+_THROUGHPUT_FLAGS = {
+    "report_json": "--report_json",
+    "concurrency": "--concurrency",
+    "streaming": "--streaming",
+    "warmup": "--warmup",
+    "extra_llm_api_options": "--extra_llm_api_options",
+    "tp_pp": "--tp",
+    "ep": "--ep",
+}
+
+
+def supports(version: str, feature: str) -> bool:
+    """Whether TensorRT-LLM ``version`` has ``feature``: from its inventory entry, else the era table."""
+    rel = inventory.for_version(version)
+    if rel is None:
+        return has(version, feature)
+    if feature in _THROUGHPUT_FLAGS:
+        return _THROUGHPUT_FLAGS[feature] in rel.options("throughput")
+    if feature == "model_path":
+        return "--model_path" in rel.options("global")
+    choices = backend_choices(rel)
+    if feature == "pytorch_backend":
+        return "--backend" in rel.options("throughput") and (choices is None or "pytorch" in choices)
+    if feature == "default_backend_pytorch":  # the engine path needs --backend tensorrt
+        return "tensorrt" in choices if choices is not None else has(version, feature)
+    if feature == "llm_api_launch":
+        return rel.launch_mode("legacy-engine") != "single-process"
+    if feature == "no_engines":
+        return not engines_available(version)
+    return has(version, feature)
+
+
+def backend_choices(rel: inventory.Release) -> list[str] | None:
+    """The throughput --backend choices the release lists, or None when it has no --backend or the source
+    names them by an expression (1.0.0rc4: ALL_SUPPORTED_BACKENDS)."""
+    opt = rel.options("throughput").get("--backend")
+    if opt is None or rel.unsettled("throughput", "--backend", "choices"):  # 0.19-0.21: the sides disagree
+        return None
+    choices = opt["type"].get("choices")
+    return [str(c) for c in choices] if choices else None
+
+
+def _release_key(version: str) -> tuple[int, ...]:
+    m = re.match(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:rc(\d+))?", version.strip())
+    if not m:
+        return (0,)
+    major, minor, patch, rc = m.groups()
+    return (int(major), int(minor), int(patch or 0), 0 if rc else 1, int(rc or 0))
+
+
+def engines_available(version: str) -> bool | None:
+    """True where the release still builds TensorRT engines, False where it does not, None where no source
+    settles it (1.3.0rc5 .. 1.3.0rc25)."""
+    key = _release_key(version)
+    if key <= _release_key(ENGINES_LAST_SEEN):
+        return True
+    if key >= _release_key(ENGINES_GONE_BY):
+        return False
+    return None
 
 
 def _ver(v: Version) -> str:
@@ -119,56 +187,81 @@ def _trtllm_check_sweep(sweep: Sweep) -> str | None:
     t = sweep.trtllm
     if t is None:
         return "trtllm: required for engine trtllm-bench (version and workflow at least)"
-    v = t.version
-    if t.workflow == "pytorch" and not has(v, "pytorch_backend"):
+    v, rel = t.version, inventory.for_version(t.version)
+    if t.workflow == "pytorch" and not supports(v, "pytorch_backend"):
         return (
-            f"trtllm.workflow: pytorch needs TensorRT-LLM >= {_ver(SINCE['pytorch_backend'])} "
-            f"(version {v} has only the legacy-engine workflow)"
+            f"trtllm.workflow: pytorch needs TensorRT-LLM >= {_ver(ERA['pytorch_backend'])} "
+            f"(version {v} has only the legacy-engine workflow{_where(rel, 'throughput')})"
         )
-    if t.workflow == "legacy-engine" and has(v, "no_engines"):
+    if t.workflow == "legacy-engine" and not engines_available(v):
+        unsettled = engines_available(v) is None
         return (
-            f"trtllm.workflow: legacy-engine (TensorRT engines) is gone in TensorRT-LLM 1.3; version is {v}"
+            "trtllm.workflow: legacy-engine (TensorRT engines) is gone in TensorRT-LLM 1.3 (the "
+            f"{ENGINES_GONE_BY} CLI page has no build and no tensorrt backend); version is {v}"
+            + (
+                f". Not settled for {v}: the {ENGINES_LAST_SEEN} page still lists both, no page between "
+                "was read"
+                if unsettled
+                else ""
+            )
         )
-    if t.extra_llm_api_options and not has(v, "extra_llm_api_options"):
+    if t.extra_llm_api_options and not supports(v, "extra_llm_api_options"):
         return (
             f"trtllm.extra_llm_api_options: TensorRT-LLM {v} has no --extra_llm_api_options "
-            f"(added in {_ver(SINCE['extra_llm_api_options'])})"
+            f"(added in {_ver(ERA['extra_llm_api_options'])}{_where(rel, 'throughput')})"
         )
     if t.workflow == "legacy-engine" and t.build.tool == "trtllm-build" and not t.build.checkpoint_dir:
         return "trtllm.build.checkpoint_dir: trtllm-build needs a converted checkpoint directory ({tp}, {pp})"
     if t.workflow == "legacy-engine" and t.backend not in (None, "pytorch"):
         return "trtllm.backend: legacy-engine runs TensorRT engines; leave backend unset"
+    if t.workflow == "pytorch" and rel is not None:
+        name, choices = _backend_name(t.backend or "pytorch", v), backend_choices(rel)
+        if choices is not None and name not in choices:
+            return (
+                f"trtllm.backend: TensorRT-LLM {rel.name}'s throughput --backend takes {' | '.join(choices)} "
+                f"({rel.where('throughput')}), not {name}"
+            )
     return None
+
+
+def _where(rel: inventory.Release | None, command: str) -> str:
+    return f": {rel.where(command)}" if rel is not None and command in rel.data["commands"] else ""
 
 
 def _trtllm_check_job(sweep: Sweep, p: dict[str, Any]) -> str | None:
     v, legacy = sweep.trtllm.version, sweep.trtllm.workflow == "legacy-engine"
-    if p["ep"] is not None:
-        if legacy:
-            return "ep: legacy TensorRT engines take no expert-parallel size"
-        if not has(v, "ep"):
-            return f"ep: TensorRT-LLM {v} has no --ep (added in {_ver(SINCE['ep'])})"
+    if p["ep"] is not None and legacy:
+        return "ep: legacy TensorRT engines take no expert-parallel size"
     rel = inventory.for_version(v)
-    if rel is not None:
-        for key, flag in (("concurrency", "--concurrency"), ("streaming", "--streaming"), ("ep", "--ep")):
-            if p[key] not in (None, False) and flag not in rel.options("throughput"):
-                return (
-                    f"{key}: TensorRT-LLM {rel.name}'s throughput has no {flag} "
-                    f"(its click options, {rel.where('throughput')}); the setting is skipped"
-                )
-    if p["concurrency"] is not None and not has(v, "concurrency"):
-        return f"concurrency: TensorRT-LLM {v} has no --concurrency (added in {_ver(SINCE['concurrency'])})"
-    if p["streaming"] and not has(v, "streaming"):
-        return f"streaming: TensorRT-LLM {v} has no --streaming (added in {_ver(SINCE['streaming'])})"
+    for key, feature, flag in (
+        ("ep", "ep", "--ep"),
+        ("concurrency", "concurrency", "--concurrency"),
+        ("streaming", "streaming", "--streaming"),
+    ):
+        if p[key] in (None, False) or supports(v, feature):
+            continue
+        if rel is not None:
+            return (
+                f"{key}: TensorRT-LLM {rel.name}'s throughput has no {flag} "
+                f"(its click options, {rel.where('throughput')}); the setting is skipped"
+            )
+        return f"{key}: TensorRT-LLM {v} has no {flag} (added in {_ver(ERA[feature])}, era table)"
     if legacy and sweep.trtllm.build.tool == "trtllm-bench" and p["tp"] * p["pp"] > 8:
         return "tp x pp > 8: trtllm-bench build rejects it"
+    world, per_node = p["tp"] * p["pp"], sweep.cluster.gpus_per_node
+    if not launched(v, sweep.trtllm.workflow) and world > per_node:
+        return (
+            f"tp x pp = {world} spans nodes of {per_node} GPUs, but TensorRT-LLM {v}'s engine run starts its "
+            "MPI workers from one process (cli_inventory.yaml facts.launch); whether it can place them on "
+            "other nodes is not settled by the stored source, so the job is skipped"
+        )
     return None
 
 
 def _global_options(job: Job) -> list[str]:
     m, v = job.spec.model, job.spec.trtllm.version
     argv = ["trtllm-bench", "--model", m.id]
-    if m.path and has(v, "model_path"):
+    if m.path and _offer(v, "model_path"):
         argv += ["--model_path", m.path]
     return argv
 
@@ -212,14 +305,14 @@ def _throughput_step(job: Job, kv_fraction: float | None, report: Path) -> Step:
     t = job.spec.trtllm
     v, legacy = t.version, t.workflow == "legacy-engine"
     argv = [*_global_options(job), "throughput"]
-    if not legacy and has(v, "tp_pp"):
+    if not legacy and supports(v, "tp_pp"):
         argv += ["--tp", str(job.tp), "--pp", str(job.pp)]
         if job.ep is not None:
             argv += ["--ep", str(job.ep)]
     argv += ["--dataset", str(dataset_path(job))]
     if legacy:
         argv += ["--engine_dir", str(engine_dir(job))]
-        if has(v, "default_backend_pytorch"):
+        if supports(v, "default_backend_pytorch"):
             argv += ["--backend", "tensorrt"]
     else:
         argv += ["--backend", _backend_name(t.backend or "pytorch", v)]
@@ -228,15 +321,35 @@ def _throughput_step(job: Job, kv_fraction: float | None, report: Path) -> Step:
     argv += _limits(job)
     if kv_fraction is not None:
         argv += ["--kv_cache_free_gpu_mem_fraction", f"{kv_fraction:g}"]
-    if job.spec.run.warmup is not None and has(v, "warmup"):
+    if job.spec.run.warmup is not None and _offer(v, "warmup"):
         argv += ["--warmup", str(job.spec.run.warmup)]
     if job.concurrency is not None:
         argv += ["--concurrency", str(job.concurrency)]
     if job.streaming:
         argv += ["--streaming"]
-    if has(v, "report_json"):
+    if _offer(v, "report_json"):  # where an inventoried release lacks it, fit_to_release drops it and says so
         argv += ["--report_json", str(report)]
-    return Step("benchmark", argv, launched=True)
+    return Step("benchmark", argv, launched=launched(t.version, t.workflow))
+
+
+def _offer(version: str, feature: str) -> bool:
+    """Build the option in: always for an inventoried release (``fit_to_release`` then drops what the release
+    lacks, with the reason ``plan`` prints), by the era table for one without an entry."""
+    return inventory.for_version(version) is not None or has(version, feature)
+
+
+def launched(version: str, workflow: str) -> bool:
+    """Whether the benchmark step runs under the sweep's mpirun/srun with the launch script.
+
+    0.12-0.16 engine runs start their own MPI workers from one process (inventory ``facts.launch``: the
+    executor in ORCHESTRATOR mode); wrapped, every rank would start its own set. Later releases run through
+    the LLM API, whose workers the launch script starts.
+    """
+    rel = inventory.for_version(version)
+    mode = rel.launch_mode(workflow) if rel is not None else None
+    if mode is None:
+        return has(version, "llm_api_launch") or workflow != "legacy-engine"
+    return mode != "single-process"
 
 
 def _llm_api_options_flag(version: str) -> str:
@@ -255,7 +368,7 @@ def _llm_api_options_flag(version: str) -> str:
 
 def _backend_name(backend: str, version: str) -> str:
     if backend in ("_autodeploy", "autodeploy"):
-        return "_autodeploy" if has(version, "default_backend_pytorch") else "autodeploy"
+        return "_autodeploy" if supports(version, "default_backend_pytorch") else "autodeploy"
     return backend
 
 
@@ -322,6 +435,13 @@ def _fit_section(tokens: list[str], rel: inventory.Release, section: str, droppe
         else:
             instead = f"; {_INSTEAD[name]}" if name in _INSTEAD else ""
             where = "before the subcommand" if section == "global" else f"in {section}"
+            why = rel.unsettled(section, name)
+            if why:
+                dropped.append(
+                    f"{' '.join(pair)}: not settled whether TensorRT-LLM {rel.name} has {name} {where}: "
+                    f"{why}{instead}"
+                )
+                continue
             dropped.append(
                 f"{' '.join(pair)}: TensorRT-LLM {rel.name} has no {name} {where} "
                 f"({rel.where(section)}){instead}"
@@ -382,7 +502,7 @@ def check_version(sweep: Sweep, installed: str | None) -> None:
         return
     declared = sweep.trtllm.version
     try:
-        differ = [f for f in SINCE if has(installed, f) != has(declared, f)]
+        differ = [f for f in ERA if supports(installed, f) != supports(declared, f)]
     except ValueError:
         return
     if differ:
@@ -416,15 +536,41 @@ def _resolve_paths(sweep: Sweep, base: Path) -> Sweep:
 
 
 def _notes(sweep: Sweep) -> list[str]:
-    v = sweep.trtllm.version
-    if inventory.for_version(v) is not None:
-        return []
-    known = ", ".join(r.name for r in inventory.releases())
-    return [
-        f"TensorRT-LLM {v} has no entry in the option inventory (bench/trtllm/cli_inventory.yaml; read "
-        f"for {known}): neither its source nor its CLI page could be read, so its commands follow the "
-        "per-release rules of bench/trtllm/command.py and are not checked option by option"
-    ]
+    """What ``plan`` says about the release: unchecked commands, era source, unsettled facts, launch mode."""
+    v, workflow = sweep.trtllm.version, sweep.trtllm.workflow
+    rel = inventory.for_version(v)
+    if rel is None:
+        known = ", ".join(r.name for r in inventory.releases())
+        return [
+            f"TensorRT-LLM {v} has no entry in the option inventory (bench/trtllm/cli_inventory.yaml; read "
+            f"for {known}): neither its source nor its CLI page could be read, so its commands follow the "
+            "era table of bench/trtllm/command.py and are not checked option by option"
+        ]
+    out = []
+    src = rel.data["source"]
+    read_at = ", ".join(sorted({str(c)[:8] for c in (src.get("files") or {}).values()}))
+    if src.get("era_source"):
+        out.append(
+            f"TensorRT-LLM {rel.name}: era source, not stamped: no stored commit of the release holds its "
+            f"bench files; read at {read_at} (cli_inventory.yaml source.notes says why)"
+        )
+    elif src.get("stamped") is False:
+        out.append(
+            f"TensorRT-LLM {rel.name}: its release commit {str(src['commit'])[:8]} holds no bench file; "
+            f"read at the neighbouring commits {read_at}"
+        )
+    for item in rel.facts.get("unsettled") or []:
+        what = "which values" if item.get("what") == "choices" else "whether"
+        out.append(
+            f"TensorRT-LLM {rel.name}: not settled {what} {item['command']} takes {item['option']}: "
+            f"{item['why']}"
+        )
+    if not launched(v, workflow) and sweep.cluster.launcher != "local":
+        out.append(
+            f"TensorRT-LLM {rel.name}: the {workflow} benchmark starts its own MPI workers from one process "
+            f"(cli_inventory.yaml facts.launch); it is run as one process, not under {sweep.cluster.launcher}"
+        )
+    return out
 
 
 ENGINE = EngineSpec(

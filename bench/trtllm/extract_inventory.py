@@ -381,10 +381,38 @@ def _subcommands(src: Source, tree: ast.Module, group: Command) -> dict[str, Any
     return out
 
 
+def _observed_option(spec: dict[str, Any], release: str) -> dict[str, Any]:
+    """An option the release's stored source cannot show but a real run of the release printed (SOURCE.yaml
+    ``observed``): its source is that output (``kind: output``, the link and the quoted line), not a guess."""
+    src = spec.get("source") or {}
+    if not (spec.get("names") and src.get("url") and src.get("quote")):
+        raise InventoryError(f"release {release}: observed option needs names and source.url + source.quote")
+    return {
+        "names": list(spec["names"]),
+        "dest": max(spec["names"], key=len).lstrip("-").replace("-", "_"),
+        "type": {"kind": "flag"} if spec.get("is_flag") else {"kind": "value"},
+        "default": None,
+        "is_flag": bool(spec.get("is_flag")),
+        "required": False,
+        "hidden": False,
+        "multiple": False,
+        "group": None,
+        "source": {"kind": "output", "url": src["url"], "quote": src["quote"]},
+    }
+
+
 def _setup_scripts(src: Source) -> dict[str, Any]:
     text = src.read(SETUP_FILE)
+    if text is None and src.meta.get("setup_not_read"):
+        # said, not guessed: the launcher then stays null and command.py takes the era's launch script
+        return {
+            "console_scripts": {},
+            "scripts": [],
+            "launcher": None,
+            "setup_source": {"file": SETUP_FILE, "not_read": str(src.meta["setup_not_read"])},
+        }
     if text is None:
-        raise InventoryError(f"release {src.release}: {SETUP_FILE} not found")
+        raise InventoryError(f"release {src.release}: {SETUP_FILE} not found (or say why: setup_not_read)")
     tree = ast.parse(text, filename=SETUP_FILE)
     console: dict[str, str] = {}
     scripts: list[str] = []
@@ -425,11 +453,15 @@ def release_inventory(src: Source) -> dict[str, Any]:
     assert main is not None
     commands = {"global": _command_entry(main, BENCH_GROUP_FILE, commit)}
     commands |= _subcommands(src, tree, main)
-    return {
-        "source": {"commit": src.commit, **src.meta},
-        **_setup_scripts(src),
-        "commands": commands,
-    }
+    for command, extra in (src.meta.get("observed") or {}).items():
+        commands[command]["options"] += [_observed_option(o, src.release) for o in extra]
+    meta = {k: v for k, v in src.meta.items() if k not in ("facts", "setup_not_read", "observed")}
+    files = {"files": dict(src.file_commits)} if src.file_commits else {}  # read at a neighbouring commit
+    out = {"source": {"commit": src.commit, **files, **meta}, **_setup_scripts(src)}
+    if src.meta.get("facts"):
+        out["facts"] = src.meta["facts"]  # launch mode, unsettled options: each with its own citation
+    out["commands"] = commands
+    return out
 
 
 # --- versioned documentation (sphinx-click pages, transcribed) ----------------------------------------
@@ -554,6 +586,25 @@ def _version_key(name: str) -> tuple[int, ...]:
     return (int(major), int(minor), int(patch), 0 if rc else 1, int(rc or 0))
 
 
+def merge_trees(inv: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``inv`` with the releases of ``new`` added or replaced, ordered by version.
+
+    A release may take a subcommand from another release of ``inv`` (SOURCE.yaml ``borrow: {build:
+    0.14.0}``) where its own file is not stored but both neighbours define the same options; the entry
+    keeps its citations and gains ``borrowed_from``.
+    """
+    releases = dict(inv.get("releases") or {})
+    for name, rel in (new.get("releases") or {}).items():
+        for command, other in (rel["source"].get("borrow") or {}).items():
+            donor = releases.get(str(other))
+            if donor is None or command not in donor["commands"]:
+                raise InventoryError(f"release {name}: borrow {command} from {other}: not in the inventory")
+            rel["commands"][command] = {**donor["commands"][command], "borrowed_from": str(other)}
+        releases[str(name)] = rel
+    ordered = dict(sorted(releases.items(), key=lambda kv: _version_key(kv[0])))
+    return {**inv, "releases": ordered}
+
+
 def inventory(sources: list[Source]) -> dict[str, Any]:
     return {
         "generated_by": "bench/trtllm/extract_inventory.py",
@@ -580,7 +631,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--docs", type=Path, help="transcribed CLI pages (bench/trtllm/cli_docs.yaml)")
     ap.add_argument("--base", help="with --docs: source-read release to carry exclusive groups from")
-    ap.add_argument("--into", type=Path, help="with --docs: the inventory to add the releases to")
+    ap.add_argument("--into", type=Path, help="the inventory to add the releases to (--docs or --tree)")
     ap.add_argument("--header", type=Path, help="YAML comment block to put first in the output")
     ap.add_argument("-o", "--output", type=Path)
     args = ap.parse_args(argv)
@@ -599,6 +650,8 @@ def main(argv: list[str] | None = None) -> int:
             raise InventoryError(
                 "nothing to read: give --git REPO --tag T, --tree RELEASE=DIR or --docs FILE"
             )
+        elif args.into:
+            data = merge_trees(_load_yaml(args.into), inventory(sources))
         else:
             data = inventory(sources)
         text = yaml.safe_dump(data, sort_keys=False, width=110, allow_unicode=True)

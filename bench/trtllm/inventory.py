@@ -45,11 +45,30 @@ class Release:
         src = self.data["commands"][command]["source"]
         if src.get("kind") == "docs":
             return f"its CLI reference, {src['url']}#{src['anchor']}"
-        return f"{src['file']}@{str(src['commit'])[:8]}"
+        return f"{src['file']}@{str(src['commit'])[:8]}:{src.get('line', '?')}"
 
     @property
     def launcher(self) -> str | None:
         return self.data.get("launcher")
+
+    @property
+    def facts(self) -> dict[str, Any]:
+        """How the release runs (launch mode per workflow, build rules, unsettled options), each cited."""
+        return dict(self.data.get("facts") or {})
+
+    def launch_mode(self, workflow: str) -> str | None:
+        """'single-process' (never wrapped in mpirun/srun), 'launcher', or None where not recorded."""
+        entry = (self.facts.get("launch") or {}).get(workflow)
+        return entry.get("mode") if entry else None
+
+    def unsettled(self, command: str, option: str, what: str = "presence") -> str | None:
+        """Why the stored source cannot settle whether ``command`` takes ``option`` (``what="choices"``:
+        which values it takes), or None."""
+        for item in self.facts.get("unsettled") or []:
+            same = item.get("command") == command and item.get("option") == option
+            if same and item.get("what", "presence") == what:
+                return str(item.get("why"))
+        return None
 
 
 @cache

@@ -179,6 +179,7 @@ _LABELS: dict[str, tuple[str, str]] = {
 _ROW_METRIC = {"Latency": "request_latency_ms", "TTFT": "ttft_ms", "TPOT": "tpot_ms"}
 _INFO = {
     "Model": ("engine", "model"),
+    "Model Path": ("engine", "model_path"),  # the local checkpoint (--model_path); "None" when not given
     "TensorRT LLM Version": ("engine", "version"),
     "TensorRT-LLM Version": ("engine", "version"),
     "Dtype": ("engine", "dtype"),
@@ -354,15 +355,35 @@ class _Accumulator:
         if v > 0:
             self.metrics.setdefault(_ROW_METRIC[kind], {})[pct] = v
 
+    def _era(self) -> str:
+        """The era of the labels seen; where only labels every era prints were seen (a fragment cut before
+        the per-user rows, like 1.1.0rc1's in NVIDIA/TensorRT-LLM#7104), the printed version decides, and
+        without one the era is 'unknown' rather than a guess."""
+        for era in (">=0.20", "0.19", "<=0.18"):
+            if era in self.eras:
+                return era
+        if "0.12" in self.eras:
+            return "<=0.18"
+        return _era_of_version(self.info["engine"].get("version")) or "unknown"
+
     def report(self) -> Report:
         _check(self.metrics, self.name)
-        era = ">=0.20" if ">=0.20" in self.eras else "0.19" if "0.19" in self.eras else "<=0.18"
+        era = self._era()
         world = self.info["world"]
         if isinstance(world.get("kv_cache_percentage"), str) and world["kv_cache_percentage"].endswith("%"):
             world["kv_cache_percentage"] = float(world["kv_cache_percentage"][:-1]) / 100
         return Report(
             self.metrics, "console", era, self.info["engine"], world, self.info["requests"], self.extra
         )
+
+
+def _era_of_version(version: Any) -> str | None:
+    """The label era a printed version belongs to ('1.1.0rc1' -> '>=0.20'), or None when it is no version."""
+    m = re.match(r"^(\d+)\.(\d+)", str(version or ""))
+    if not m:
+        return None
+    minor = (int(m.group(1)), int(m.group(2)))
+    return ">=0.20" if minor >= (0, 20) else "0.19" if minor == (0, 19) else "<=0.18"
 
 
 def _info_value(value: str) -> Any:

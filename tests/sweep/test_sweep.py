@@ -54,7 +54,9 @@ def test_multi_node_parallelism_needs_a_multi_node_launcher(tmp_path: Path) -> N
 def test_options_the_version_lacks_are_skipped(tmp_path: Path) -> None:
     p = plan(tmp_path, {"trtllm": {"version": "0.18.1"}, "parallelism": {"tp": [4], "ep": [None, 4]}})
     assert [j.ep for j in p.jobs] == [None]
-    assert "TensorRT-LLM 0.18.1 has no --ep (added in 0.19)" in p.skipped[0].reason
+    # issue #3583: "No such option: --ep" on 0.18.1; the reason cites the click options read
+    assert "TensorRT-LLM 0.18.0's throughput has no --ep" in p.skipped[0].reason
+    assert "throughput.py@b78a5461" in p.skipped[0].reason
     old = plan(
         tmp_path, {"trtllm": {"version": "0.12.0", "workflow": "legacy-engine"}, "streaming": [False, True]}
     )
@@ -64,7 +66,10 @@ def test_options_the_version_lacks_are_skipped(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("over", "needle"),
     [
-        ({"trtllm": {"version": "1.3.0rc2", "workflow": "legacy-engine"}}, "trtllm.workflow: legacy-engine"),
+        ({"trtllm": {"version": "1.3.0rc26", "workflow": "legacy-engine"}}, "trtllm.workflow: legacy-engine"),
+        ({"trtllm": {"version": "1.3.0rc10", "workflow": "legacy-engine"}}, "Not settled for 1.3.0rc10"),
+        ({"trtllm": {"version": "0.17.0", "backend": "_autodeploy"}},
+         "trtllm.backend: TensorRT-LLM 0.17.0's throughput --backend takes pytorch"),
         ({"trtllm": {"version": "0.14.0", "workflow": "pytorch"}},
          "trtllm.workflow: pytorch needs TensorRT-LLM >= 0.17"),
         ({"trtllm": {"version": "0.14.0", "workflow": "legacy-engine", "extra_llm_api_options": "x.yml"}},

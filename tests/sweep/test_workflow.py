@@ -261,3 +261,25 @@ def test_container_runs_are_recorded_with_image_and_digest(tmp_path: Path, check
     env = att["environment"]
     assert env["container_image"] == str(image) and env["container_runtime"] == "apptainer"
     assert env["container_digest"] == "sha256:" + hashlib.sha256(image.read_bytes()).hexdigest()
+
+
+def test_a_0_16_engine_run_is_one_process_and_read_from_the_console(
+    tmp_path: Path, checkpoint: Path, fake_trtllm: Path
+) -> None:
+    """TensorRT-LLM 0.16 (inventory: throughput at b4f2086d): no --report_json, and the engine run starts its
+    own MPI workers, so even with `launcher: mpirun` the benchmark is one `trtllm-bench` process (no mpirun
+    binary is on PATH here: a wrapped command would fail) and its console summary is what is parsed."""
+    over = {
+        "trtllm": {"version": "0.16.0", "workflow": "legacy-engine"},
+        "parallelism": {"tp": [2]},
+        "cluster": {"gpus_per_node": 4, "launcher": "mpirun"},
+    }
+    path, db = sweep_file(tmp_path, checkpoint, **over), tmp_path / "runs.duckdb"
+    res = invoke(["run", str(path), "--runs-db", str(db), "--no-progress"], {"version": "0.16.0"})
+    assert res.exit_code == 0, res.output
+    calls = [json.loads(line) for line in fake_trtllm.read_text().splitlines()]
+    (bench,) = [c for c in calls if "throughput" in c]
+    assert "--report_json" not in bench and "--backend" not in bench and "--model_path" not in bench
+    (att,) = store.attempts(db, "e2e")
+    assert att["status"] == "ok" and att["report_source"] == "console"
+    assert att["command"].startswith("trtllm-bench --model")

@@ -1,8 +1,8 @@
 """The option inventory (bench/trtllm/cli_inventory.yaml) and the commands built from it.
 
 Authorities: the click definitions in TensorRT-LLM's source as read by hand at the commits the inventory
-names (the claims of issue 10), a hand-written checkout for the generator script, and click itself, which
-parses every emitted command against options rebuilt from the inventory.
+names (the claims of issues 10 and 25), a hand-written checkout for the generator script, and click itself,
+which parses every emitted command against options rebuilt from the inventory.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import click
 import pytest
 import yaml
 
 from bench.sweep import engine
 from bench.trtllm import command, inventory
 from tests.sweep.helpers import merge, plan
+from tests.trtllm.clickparse import parse as _parse
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "trtllm" / "extract_inventory.py"
@@ -74,6 +74,9 @@ def test_every_option_cites_file_and_commit_or_its_cli_page() -> None:
                     # sphinx-click's id: cmdoption-trtllm-bench[-SUBCOMMAND]-<first name without dashes>
                     sub = "" if name == "global" else f"-{name}"
                     assert src["anchor"] == f"cmdoption-trtllm-bench{sub}-{opt['names'][0].lstrip('-')}"
+                    continue
+                if src.get("kind") == "output":  # printed by a real run of the release (SOURCE.yaml observed)
+                    assert src["url"].startswith("https://") and src["quote"], (rel.name, name, opt["names"])
                     continue
                 assert src["file"].endswith(".py") and src["line"] > 0, (rel.name, name, opt["names"])
                 assert len(str(src["commit"])) == 40 or src["commit"] == "unresolved"
@@ -206,39 +209,6 @@ def test_generator_names_a_missing_file(tmp_path: Path) -> None:
 # --- every emitted command parses under click options rebuilt from the inventory --------------------------
 
 
-def _click_type(t: dict[str, Any]) -> Any:
-    kind = t["kind"]
-    if kind == "int":
-        return click.IntRange(min=t.get("min"), max=t.get("max"))
-    if kind == "float":
-        return click.FloatRange(min=t.get("min"), max=t.get("max"))
-    if kind == "choice" and "choices" in t:
-        return click.Choice(t["choices"])
-    if kind == "bool":
-        return click.BOOL
-    return click.STRING  # paths: their existence is the run's business, not the command line's
-
-
-def _command(name: str, entry: dict[str, Any], group: bool = False) -> click.Command:
-    params = [
-        click.Option(o["names"], is_flag=o["is_flag"], type=None if o["is_flag"] else _click_type(o["type"]))
-        for o in entry["options"]
-    ]
-    cls = click.Group if group else click.Command
-    return cls(name, params=params, callback=lambda **kw: kw)
-
-
-def _parse(rel: inventory.Release, argv: list[str]) -> tuple[str, dict[str, Any]]:
-    """click's parse of ``trtllm-bench ...`` (raises click.UsageError on an unknown option or bad value)."""
-    main = _command("trtllm-bench", rel.data["commands"]["global"], group=True)
-    for name in rel.subcommands():
-        main.add_command(_command(name, rel.data["commands"][name]))
-    ctx = main.make_context("trtllm-bench", argv[1:])
-    sub_name, sub, rest = main.resolve_command(ctx, [*ctx._protected_args, *ctx.args])
-    sub_ctx = sub.make_context(sub_name, rest, parent=ctx)
-    return sub_name, {k: v for k, v in sub_ctx.params.items() if v not in (None, False)}
-
-
 SETTINGS = [
     {},
     {"settings": {"max_batch_size": [64], "max_num_tokens": [2048]}},
@@ -253,9 +223,7 @@ SETTINGS = [
     [
         (r.name, wf, s)
         for r, wf, s in itertools.product(inventory.releases(), ["legacy-engine", "pytorch"], SETTINGS)
-        if not (wf == "pytorch" and command.parse_version(r.name) < command.SINCE["pytorch_backend"])
-        # a legacy-engine sweep on 1.3 is refused before planning (tests/sweep/test_sweep.py)
-        and not (wf == "legacy-engine" and command.has(r.name, "no_engines"))
+        if not (wf == "pytorch" and "--backend" not in r.options("throughput"))
     ],
 )
 def test_plan_emits_only_options_the_release_defines(
@@ -327,26 +295,68 @@ def test_config_alias_only_where_the_inventory_shows_it(
     assert flag("1.0.0") == "--config"
 
 
-def test_0_15_and_0_16_build_still_takes_max_seq_length_and_throughput_matches_0_14() -> None:
-    """build.py at 38562657 (version.py "0.16.0.dev2024112600"), read by hand: --max_seq_length,
-    IntRange(min=1) in the RequiredMutuallyExclusiveOptionGroup "Engine Input Configuration" (with --dataset).
-    """
-    for version in ("0.15.0", "0.16.0"):
+def test_0_15_and_0_16_have_the_newer_build_and_throughput_adds_iteration_log() -> None:
+    """build.py at 6b25e1e0 (version.py "0.15.0") and at b4f2086d (tensorrtllm_backend's main pointer of the
+    v0.16.0 tag's day), read by hand: --max_seq_len (IntRange min 1) in "Engine Configuration", the dataset /
+    IFB-limits / tuning-hints groups (AllOptionGroup), no --dtype, no --max_seq_length;
+    apply_build_mode_settings allows one of --dataset, --max_batch_size, --target_input_len. throughput adds
+    --iteration_log."""
+    for version, commit in (("0.15.0", "6b25e1e0"), ("0.16.0", "b4f2086d")):
         rel = inventory.for_version(version)
-        assert rel is not None and rel.data["source"]["commit"].startswith("38562657")
+        assert rel is not None and rel.where("build").startswith(
+            f"tensorrt_llm/bench/build/build.py@{commit}"
+        )
         build = rel.options("build")
-        assert "--max_seq_len" not in build and build["--max_seq_length"]["type"] == {"kind": "int", "min": 1}
-        (group,) = rel.exclusive_groups("build")
-        assert sorted(group["options"]) == ["--dataset", "--max_seq_length"]
-        assert _names(version, "throughput") == _names("0.14.0", "throughput")
+        assert build["--max_seq_len"]["type"] == {"kind": "int", "min": 1}
+        assert {"--target_input_len", "--target_output_len"} <= set(build)
+        assert not {"--dtype", "--max_seq_length"} & set(build) and rel.exclusive_groups("build") == []
+        groups = {g["name"]: g for g in rel.data["commands"]["build"]["other_groups"]}
+        assert groups["Build Engine with IFB Scheduler Limits"]["constraint"] == "all-or-none"
+        assert rel.facts["build_rules"]["at_most_one_of"] == [
+            "--dataset",
+            "--max_batch_size",
+            "--target_input_len",
+        ]
+        assert rel.facts["build_rules"]["max_world_size"] == 8
+        thr = _names(version, "throughput")
+        assert "--iteration_log" in thr and not thr & {
+            "--report_json",
+            "--concurrency",
+            "--warmup",
+            "--backend",
+        }
+    assert inventory.for_version("0.15.0").data["source"]["stamped"] is True
+    assert inventory.for_version("0.16.0").data["source"]["stamped"] is False  # 42a7b092 holds no bench file
+    # b4f2086d reads bench_env.checkpoint_path, but the 0.16 group file is not stored: said, never emitted
+    assert inventory.for_version("0.16.0").unsettled("global", "--model_path")
 
 
-def test_0_13_takes_the_older_0_12_options_and_says_so() -> None:
+def test_0_13_throughput_takes_streaming() -> None:
+    """bench/run/run.py at c9f67c5a (version.py "0.13.0"): 0.12's options plus the --streaming flag; build is
+    not stored there and 0.12.0 and 0.14.0 agree, so 0.14.0's entry is taken and says so."""
     rel = inventory.for_version("0.13.0")
-    assert rel is not None and rel.data["source"]["version_py"] == "0.13.0.dev2024090300"
-    assert "--streaming" not in rel.options("throughput")
-    assert rel.data["commands"]["throughput"]["source"]["commit"].startswith("20709ce")
-    assert "0.12.0" in rel.data["source"]["notes"]
+    assert rel is not None and rel.data["source"]["version_py"] == "0.13.0"
+    assert rel.options("throughput")["--streaming"]["is_flag"]
+    assert rel.where("throughput").startswith("tensorrt_llm/bench/run/run.py@c9f67c5a")
+    assert rel.data["commands"]["build"]["borrowed_from"] == "0.14.0"
+    assert "--max_seq_length" in rel.options("build")
+
+
+def test_0_17_and_0_18_take_pytorch_only_and_have_no_ep_or_report_json() -> None:
+    """throughput.py at b78a5461 (main, 2025-02-06): --backend Choice(["pytorch"]), --tp/--pp, --warmup,
+    --concurrency mutually exclusive with the hidden --request_rate; --ep first at 85a4269f, --report_json at
+    77d7fe1e (both later). 0.18.x carries 0.17's features (release notes; issue #3583 on 0.18.1)."""
+    for version in ("0.17.0", "0.18.0", "0.18.1"):
+        rel = inventory.for_version(version)
+        thr = rel.options("throughput")
+        assert thr["--backend"]["type"] == {"kind": "choice", "choices": ["pytorch"]}
+        assert {"--tp", "--pp", "--warmup", "--concurrency", "--extra_llm_api_options"} <= set(thr)
+        assert not {"--ep", "--report_json"} & set(thr)
+        (group,) = rel.exclusive_groups("throughput")
+        assert group["options"] == ["--request_rate", "--concurrency"]
+        assert rel.data["source"]["era_source"] is True
+        # --model_path: printed by the 0.17.0 docs' own PyTorch run ("Model Path: /Ckpt/...")
+        assert rel.options("global")["--model_path"]["source"]["kind"] == "output"
 
 
 # --- the --docs path of the generator on a hand-written transcription -------------------------------------
@@ -424,13 +434,98 @@ def test_generator_names_a_malformed_docs_line(tmp_path: Path) -> None:
     assert "cli docs 9.2.0: commands.work" in out.stderr and "unknown field 'default 3'" in out.stderr
 
 
-@pytest.mark.parametrize("version", ["0.19.0", "1.2.0"])
-def test_plan_says_when_a_release_is_not_in_the_inventory(version: str, tmp_path: Path) -> None:
-    """0.17-0.21: neither source nor CLI page could be read; `plan` says their commands are unchecked
-    (the release list read from the committed YAML itself, not from the code)."""
+@pytest.mark.parametrize(
+    ("version", "workflow"), [("0.11.0", "legacy-engine"), ("1.4.0", "pytorch"), ("1.2.0", "pytorch")]
+)
+def test_plan_says_when_a_release_is_not_in_the_inventory(
+    version: str, workflow: str, tmp_path: Path
+) -> None:
+    """Before 0.12 and after 1.3: no entry; `plan` says their commands are unchecked (the release list read
+    from the committed YAML itself, not from the code)."""
     listed = yaml.safe_load((ROOT / "bench/trtllm/cli_inventory.yaml").read_text())["releases"]
     inventoried = any(str(name).split(".")[:2] == version.split(".")[:2] for name in listed)
-    over = {"trtllm": {"version": version, "workflow": "pytorch"}}
+    over = {"trtllm": {"version": version, "workflow": workflow}}
     text = engine.describe(plan(tmp_path, over))
     note = f"note: TensorRT-LLM {version} has no entry in the option inventory"
     assert (note in text) is not inventoried
+
+
+# --- what the stored source cannot settle is said, in the inventory and in `plan` -------------------------
+
+
+def test_0_19_to_0_21_are_era_source_between_77d7fe1e_and_1_0_0rc4() -> None:
+    """throughput.py at 77d7fe1e (2025-03-04, before 0.19): --ep and --report_json; every option llmbench
+    emits is also in 1.0.0rc4's throughput (000a01de), whose --backend choices are an expression: the
+    choices are unsettled, so no backend is refused on them."""
+    later = inventory.for_version("1.0.0rc4")
+    for version in ("0.19.0", "0.20.0", "0.21.0"):
+        rel = inventory.for_version(version)
+        assert rel.data["source"]["era_source"] and rel.where("throughput").startswith(
+            "tensorrt_llm/bench/benchmark/throughput.py@77d7fe1e"
+        )
+        emitted = {"--tp", "--pp", "--ep", "--report_json", "--warmup", "--concurrency", "--streaming"}
+        emitted |= {"--backend", "--extra_llm_api_options", "--dataset", "--engine_dir", "--max_batch_size"}
+        assert emitted <= set(rel.options("throughput")) and emitted <= set(later.options("throughput"))
+        assert rel.unsettled("throughput", "--backend", "choices") and command.backend_choices(rel) is None
+        assert rel.unsettled("throughput", "--backend") is None  # the option itself is on both sides
+        assert rel.launch_mode("pytorch") == "launcher"
+
+
+def test_plan_says_what_the_source_cannot_settle_and_never_emits_it(tmp_path: Path) -> None:
+    """0.16: --model_path is unsettled (facts.unsettled: no 0.16 group file is stored); its release commit
+    42a7b092 holds no bench file. 0.17: era source (read at main commits after the release)."""
+    over = {"trtllm": {"version": "0.16.0", "workflow": "legacy-engine"}, "model": {"path": "/models/x"}}
+    p = plan(tmp_path, over)
+    text = engine.describe(p)
+    assert "not settled whether global takes --model_path" in text
+    assert "release commit 42a7b092 holds no bench file" in text
+    for job in p.jobs:
+        for step in engine.job_steps(job, None, tmp_path / "r.json"):
+            assert "--model_path" not in step.argv
+            assert any("not settled whether TensorRT-LLM 0.16.0 has --model_path" in d for d in step.dropped)
+    (tmp_path / "b").mkdir()
+    text = engine.describe(plan(tmp_path / "b", {"trtllm": {"version": "0.17.0"}}))
+    assert "TensorRT-LLM 0.17.0: era source, not stamped" in text and "b78a5461" in text
+
+
+def test_generator_merges_trees_with_borrowed_observed_and_unread_parts(tmp_path: Path) -> None:
+    """A hand-written checkout without setup.py or build: the build is borrowed from a release of the
+    target inventory, an option printed by a real run is added with its quote, the launcher stays null."""
+    root = tmp_path / "tree"
+    for path, text in {"tensorrt_llm/commands/bench.py": GROUP, "tensorrt_llm/bench/work.py": WORK}.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    (root / "SOURCE.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "commit": "a" * 40,
+                "setup_not_read": "setup.py is not stored",
+                "borrow": {"build": "9.1.0"},
+                "observed": {
+                    "global": [
+                        {
+                            "names": ["--model_path"],
+                            "source": {"url": "https://x/y", "quote": "Model Path: /m"},
+                        }
+                    ]
+                },
+                "facts": {"launch": {"pytorch": {"mode": "launcher"}}},
+            }
+        )
+    )
+    donor = {"source": {"file": "b.py", "commit": "b" * 40, "line": 1}, "options": [], "exclusive_groups": []}
+    (tmp_path / "inv.yaml").write_text(
+        yaml.safe_dump({"releases": {"9.1.0": {"source": {}, "commands": {"build": donor}}}})
+    )
+    args = ["--tree", f"9.2.0={root}", "--into", str(tmp_path / "inv.yaml")]
+    out = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    rels = yaml.safe_load(out.stdout)["releases"]
+    assert list(rels) == ["9.1.0", "9.2.0"]
+    rel = rels["9.2.0"]
+    assert rel["launcher"] is None and rel["setup_source"]["not_read"] == "setup.py is not stored"
+    assert rel["commands"]["build"] == {**donor, "borrowed_from": "9.1.0"}
+    (observed,) = [o for o in rel["commands"]["global"]["options"] if o["names"] == ["--model_path"]]
+    assert observed["source"] == {"kind": "output", "url": "https://x/y", "quote": "Model Path: /m"}
+    assert rel["facts"] == {"launch": {"pytorch": {"mode": "launcher"}}}
+    assert "facts" not in rel["source"] and "observed" not in rel["source"]

@@ -1,8 +1,9 @@
 """The launcher around a multi-GPU step: the release's own launch script, and mpirun's host list.
 
 Authorities: the launch script each release's setup.py installs (``cli_inventory.yaml``, read from
-setup.py at 20709ce for 0.12: ``tensorrt_llm/hlapi/trtllm-hlapi-launch``; 1.0.0rc4:
-``tensorrt_llm/llmapi/trtllm-llmapi-launch``), and Open MPI's ``mpirun -n 16 -H host1:8,host2:8`` form
+setup.py of 1.0.0rc4: ``tensorrt_llm/llmapi/trtllm-llmapi-launch``), the launch mode of 0.12-0.16 engine
+runs (one process: ``facts.launch``, cited to TensorRT-LLM's source), and Open MPI's
+``mpirun -n 16 -H host1:8,host2:8`` form
 for two nodes of eight GPUs (the ``-H host:slots`` list of Open MPI's mpirun(1); the two-node form quoted
 in issue 10).
 """
@@ -31,7 +32,7 @@ def _bench_argv(tmp: Path, over: dict) -> list[str]:
 @pytest.mark.parametrize(
     ("version", "workflow", "script"),
     [
-        ("0.12.0", "legacy-engine", "trtllm-hlapi-launch"),  # setup.py at 20709ce
+        ("0.17.0", "legacy-engine", "trtllm-llmapi-launch"),  # LLM API engine run (throughput.py at b78a5461)
         ("1.0.0", "pytorch", "trtllm-llmapi-launch"),  # setup.py of 1.0.0rc4
         ("1.2.0", "pytorch", "trtllm-llmapi-launch"),
     ],
@@ -49,6 +50,25 @@ def test_the_launch_script_is_the_one_the_release_installs(
     assert argv[argv.index(script) + 1] == "trtllm-bench"
     other = {"trtllm-hlapi-launch", "trtllm-llmapi-launch"} - {script}
     assert not other & set(argv)
+
+
+@pytest.mark.parametrize("version", ["0.12.0", "0.13.0", "0.14.0", "0.15.0", "0.16.0"])
+@pytest.mark.parametrize("launcher", ["mpirun", "srun"])
+def test_engine_runs_up_to_0_16_are_one_process_and_plan_says_why(
+    tmp_path: Path, version: str, launcher: str
+) -> None:
+    """0.12-0.16 throughput builds its executor in ORCHESTRATOR mode (bench/benchmark/dataclasses.py at
+    04a2cacb, get_parallel_config): one process spawns the MPI workers; a real 0.16.0 TP8 run logs one process
+    with "MPI size: 8" (issue 25). Wrapped in mpirun -n 2, each rank would start its own set."""
+    over = {
+        "trtllm": {"version": version, "workflow": "legacy-engine"},
+        "cluster": {"gpus_per_node": 8, "launcher": launcher},
+        "parallelism": {"tp": [2]},
+    }
+    argv = _bench_argv(tmp_path, over)
+    assert argv[0] == "trtllm-bench" and not {"mpirun", "srun", "trtllm-hlapi-launch"} & set(argv)
+    text = engine.describe(plan(tmp_path, over))
+    assert "starts its own MPI workers from one process" in text and f"not under {launcher}" in text
 
 
 def test_two_nodes_under_mpirun_pass_the_host_list(tmp_path: Path) -> None:
@@ -105,3 +125,21 @@ def test_srun_takes_slurms_allocation_and_no_host_list(tmp_path: Path) -> None:
     over = {"cluster": {"gpus_per_node": 8, "nodes": 2, "launcher": "srun"}, "parallelism": {"tp": [16]}}
     argv = _bench_argv(tmp_path, over)
     assert argv[:4] == ["srun", "--nodes=2", "--ntasks=16", "--ntasks-per-node=8"] and "-H" not in argv
+
+
+def test_a_one_process_engine_run_over_two_nodes_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    """0.14 with trtllm-build (no tp x pp <= 8 rule) at tp 16 over two 8-GPU nodes: one process cannot be
+    shown to place workers on another node, so the job is skipped and the reason says so."""
+    over = {
+        "trtllm": {
+            "version": "0.14.0",
+            "workflow": "legacy-engine",
+            "build": {"tool": "trtllm-build", "checkpoint_dir": "/ckpt/tp{tp}-pp{pp}"},
+        },
+        "cluster": {"gpus_per_node": 8, "nodes": 2, "launcher": "srun"},
+        "parallelism": {"tp": [8, 16]},
+    }
+    p = plan(tmp_path, over)
+    assert [j.tp for j in p.jobs] == [8]
+    (skipped,) = p.skipped
+    assert "spans nodes of 8 GPUs" in skipped.reason and "not settled" in skipped.reason

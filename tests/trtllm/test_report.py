@@ -213,3 +213,14 @@ def test_diagnose_names_out_of_memory_only_when_the_log_shows_it(
 
 def test_tail_keeps_the_last_lines() -> None:
     assert report.tail("\n".join(str(i) for i in range(100)), 3) == "97\n98\n99"
+
+
+def test_a_fragment_with_only_shared_labels_takes_its_era_from_the_version_or_says_unknown() -> None:
+    """The 1.1.0rc1 fragment (NVIDIA/TensorRT-LLM#7104) prints no era-specific label: its version line names
+    the era. Without the version line, the era is not guessed."""
+    text = _log("console-1.1rc1-fragment")
+    assert report.parse_console(text).era == ">=0.20"
+    headless = text[text.index("= PERFORMANCE OVERVIEW") - 60 :]
+    assert report.parse_console(headless).era == "unknown"
+    old = text.replace("TensorRT-LLM Version: 1.1.0rc1", "TensorRT-LLM Version: 0.17.0")
+    assert report.parse_console(old).era == "<=0.18"
