@@ -2,7 +2,8 @@
 
 The model itself is ``bench/contract/bound.py`` (``llmbench validate`` checks runs against it too); its
 names are re-exported here for the site's code and tests. ``add_columns`` writes ``bound_output_tps``,
-``pct_of_bound`` and ``bound_note`` (why a run has no bound, or why its bound may be low for it).
+``pct_of_bound`` and ``bound_note`` (why a run has no bound, or why its bound may be low for it: codes of
+``bench.contract.bound.NOTES``, joined by ",").
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from bench.contract.bound import (
+    NOTES,
+    UNKNOWN,
     Bound,
     GpuFigures,
     RunShape,
@@ -25,6 +28,8 @@ from bench.contract.bound import (
 )
 
 __all__ = [
+    "NOTES",
+    "UNKNOWN",
     "Bound",
     "GpuFigures",
     "RunShape",
@@ -62,8 +67,8 @@ def add_columns(con: Any) -> None:
     joined back in SQL. ``pct_of_bound`` = 100 x output_tps / bound_output_tps; null where the run has
     no all-GPU throughput (per-user-only sources), the weights don't fit the registry's memory or the
     registry lacks a figure the bound needs. ``bound_note``: for a run with a throughput but no bound,
-    "unknown: ..." and why; for a run the model cannot bound (speculative decoding, prefix reuse,
-    release 0.10's admission), the reasons joined by "; " (bench.contract.bound.bound_caveats).
+    "unknown-peak" or "unknown-fit"; for a run the model cannot bound (speculative decoding, prefix
+    reuse, release 0.10's admission), those codes joined by "," (bench.contract.bound.bound_caveats).
     """
     import pandas as pd
 
@@ -103,7 +108,7 @@ def _add_caveats(con: Any) -> None:
 
     cols = ", ".join(_CAVEAT_COLUMNS)
     rows = con.execute(f"SELECT DISTINCT {cols} FROM runs WHERE pct_of_bound IS NOT NULL").fetchall()
-    found = [(*r, "; ".join(bound_caveats(*r))) for r in rows]
+    found = [(*r, ",".join(bound_caveats(*r))) for r in rows]
     found = [f for f in found if f[-1]]
     if not found:
         return

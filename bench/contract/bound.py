@@ -79,7 +79,7 @@ def peak_tflops(tflops_dense: dict[str, float | None], precision: str) -> float 
     """Dense tensor TFLOP/s on a precision's tensor path (precisions.yaml), else the 16-bit figure.
 
     None when the registry has neither (a GPU whose vendor publishes no dense tensor figure): the run's
-    bound is then unknown, never guessed (``bound_for_config`` says why in ``BoundResult.unknown``).
+    bound is then unknown, never guessed (``unknown_reason`` says so).
     """
     key = memory.vocabulary()["PRECISIONS"][precision]["tensor_path"]
     for k in (key, *_PEAK_FALLBACK):
@@ -210,15 +210,31 @@ def bound_for_config(config: dict[str, Any], gpus: dict[str, Any], models: dict[
     return output_tps_bound(arch.model_dump(), GpuFigures(g.memory_gb, g.hbm_bandwidth_tb_s, peak), run)
 
 
+# Why a run has no bound, or why its bound may be low for it: short codes (the runs table's ``bound_note``,
+# joined by ","), each explained here and translated on the site (site_gen/i18n/<lang>.yaml ui.bound_notes).
+NOTES = {
+    "unknown-peak": "bound unknown: gpus.yaml has no dense tensor TFLOP/s for this GPU and precision",
+    "unknown-fit": "bound unknown: the weights do not fit the run's GPUs' memory in gpus.yaml",
+    "speculative": (
+        "speculative decoding (MTP, EAGLE, n-gram...): several output tokens per pass over the weights,"
+        " which the bound does not model, so it may be low for this run"
+    ),
+    "prefix-reuse": "prefix reuse: cached prompt tokens skip prefill work that the bound charges",
+    "max-utilization": (
+        "release 0.10's gptManagerBenchmark admitted requests by current use (max_utilization), not with"
+        " room for all their tokens as the bound assumes: more sequences in flight, so the bound can be low"
+    ),
+}
+UNKNOWN = ("unknown-peak", "unknown-fit")
+
+
 def unknown_reason(config: dict[str, Any], gpus: dict[str, Any], models: dict[str, Any]) -> str | None:
-    """Why ``bound_for_config`` gives no bound for this configuration, in words; None when it gives one."""
+    """Why ``bound_for_config`` gives no bound here (a ``NOTES`` code); None when it gives one."""
     g = gpus[config["gpu"]]
     if peak_tflops(g.tflops_dense, config["precision"]) is None:
-        return (
-            f"unknown: gpus.yaml has no dense tensor TFLOP/s for {g.name} ({config['precision']} or 16-bit)"
-        )
+        return "unknown-peak"
     if bound_for_config(config, gpus, models) is None:
-        return "unknown: the weights do not fit the GPUs' memory in gpus.yaml"
+        return "unknown-fit"
     return None
 
 
@@ -234,14 +250,6 @@ _SPECULATIVE = re.compile(
 _PREFIX_REUSE = re.compile(
     r"\b(prefix[ _-]?(reuse|cach\w*|shar\w*)|shared[ _-]prefix|kv[ _-]?cache[ _-]reuse)\b", re.I
 )
-CAVEAT_SPECULATIVE = (
-    "speculative decoding: several output tokens per weight pass, which the bound does not model"
-)
-CAVEAT_PREFIX_REUSE = "prefix reuse: cached prompt tokens skip prefill work, which the bound charges"
-CAVEAT_MAX_UTILIZATION = (
-    "max_utilization admission (release 0.10's gptManagerBenchmark method): more sequences in flight than"
-    " the bound's GUARANTEED_NO_EVICT batch, so the bound can be low"
-)
 
 
 def bound_caveats(
@@ -250,16 +258,17 @@ def bound_caveats(
     engine_version: str | None,
     benchmark_tool: str | None,
 ) -> list[str]:
-    """Why a run's bound may be too low for it (empty: the bound holds). From the run's notes, its
-    extra LLM-API options (a dict, or the JSON text the runs table stores) and its release and tool."""
+    """Why a run's bound may be too low for it, as ``NOTES`` codes (empty: the bound holds). From the
+    run's notes, its extra LLM-API options (a dict, or the JSON text the runs table stores) and its release
+    and tool."""
     text = " ".join(s for s in (notes, extra if isinstance(extra, str) else None) if s)
     keys = json.dumps(extra) if isinstance(extra, dict) else ""
     found = []
     if _SPECULATIVE.search(text) or "speculative_config" in keys or "speculative_config" in text:
-        found.append(CAVEAT_SPECULATIVE)
+        found.append("speculative")
     if _PREFIX_REUSE.search(text):
-        found.append(CAVEAT_PREFIX_REUSE)
+        found.append("prefix-reuse")
     version = (engine_version or "").strip()
     if (version == "0.10" or version.startswith("0.10.")) and benchmark_tool == "gptManagerBenchmark":
-        found.append(CAVEAT_MAX_UTILIZATION)
+        found.append("max-utilization")
     return found

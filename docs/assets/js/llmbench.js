@@ -38,6 +38,9 @@
     noRunChosen: say("noRunChosen")(),
     toExplorer: say("toExplorer")(),
     report: say("report")(),
+    boundUnknown: say("boundUnknown")(),
+    // a run's bound_note: codes joined by "," (bench/contract/bound.py NOTES), each a sentence of the catalogue
+    boundNote: (codes) => String(codes).split(",").map((c) => say("boundNote_" + c)()).join(" "),
     reportTitle: (id, what) => say("reportTitle")({ id, what }),
     reportBody: (id, url, file) => say("reportBody")({ id, url, file }),
     openCard: say("openCard")(),
@@ -624,6 +627,7 @@
     cellText(r, c) {
       const v = this.value(r, c);
       if (c.derived === "cost" && v !== null) return COST.format(v);
+      if (c.note && r[c.note]) return v === null || v === undefined ? UI.boundUnknown : cell(v, c.numeric) + " *";
       return cell(v, c.numeric);
     }
 
@@ -760,6 +764,10 @@
         if (c.flag && r[c.flag]) {
           td.classList.add("lb-flagged");
           td.title = r[c.flag];
+        } else if (c.note && r[c.note]) {
+          // the bound's note: "unknown" where there is no bound, else the figure with a mark; why as title
+          td.classList.add("lb-noted");
+          td.title = UI.boundNote(r[c.note]);
         }
         row.append(td);
       }
@@ -1463,6 +1471,7 @@
   }
 
   function cardValue(key, v) {
+    if (key === "bound_note") return UI.boundNote(v);
     if (typeof v === "boolean") return v ? UI.yes : UI.no;
     if (typeof v === "number") return NUMBER.format(v);
     return String(v);
