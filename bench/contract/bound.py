@@ -75,13 +75,15 @@ class Bound:
     limit: str  # "memory" or "compute": which side of max() set the time
 
 
-def peak_tflops(tflops_dense: dict[str, float | None], precision: str) -> float | None:
+def peak_tflops(
+    tflops_dense: dict[str, float | None], precision: str, arch: dict[str, Any] | None = None
+) -> float | None:
     """Dense tensor TFLOP/s on a precision's tensor path (precisions.yaml), else the 16-bit figure.
 
     None when the registry has neither (a GPU whose vendor publishes no dense tensor figure): the run's
     bound is then unknown, never guessed (``unknown_reason`` says so).
     """
-    key = memory.vocabulary()["PRECISIONS"][precision]["tensor_path"]
+    key = memory.tensor_path(precision, arch)
     for k in (key, *_PEAK_FALLBACK):
         if tflops_dense.get(k):
             return float(tflops_dense[k])  # type: ignore[arg-type]
@@ -194,20 +196,20 @@ def output_tps_bound(arch: dict[str, Any], gpu: GpuFigures, run: RunShape) -> Bo
 def bound_for_config(config: dict[str, Any], gpus: dict[str, Any], models: dict[str, Any]) -> Bound | None:
     """The bound for one configuration (gpu, model, precision, kv_cache_dtype, isl, osl, n_gpus,
     concurrency, num_requests; registry entries already loaded). None: unknown (``unknown_reason``)."""
-    g, arch = gpus[config["gpu"]], models[config["model"]]
-    peak = peak_tflops(g.tflops_dense, config["precision"])
+    g, arch = gpus[config["gpu"]], models[config["model"]].model_dump()
+    peak = peak_tflops(g.tflops_dense, config["precision"], arch)
     if peak is None:
         return None
     run = RunShape(
         weight_precision=config["precision"],
-        kv_bytes=memory.kv_dtype_bytes(config["kv_cache_dtype"], config["precision"]),
+        kv_bytes=memory.kv_dtype_bytes(config["kv_cache_dtype"], config["precision"], arch),
         isl=int(config["isl"]),
         osl=int(config["osl"]),
         n_gpus=int(config["n_gpus"]),
         concurrency=_int_or_none(config["concurrency"]),
         num_requests=_int_or_none(config["num_requests"]),
     )
-    return output_tps_bound(arch.model_dump(), GpuFigures(g.memory_gb, g.hbm_bandwidth_tb_s, peak), run)
+    return output_tps_bound(arch, GpuFigures(g.memory_gb, g.hbm_bandwidth_tb_s, peak), run)
 
 
 # Why a run has no bound, or why its bound may be low for it: short codes (the runs table's ``bound_note``,
@@ -231,7 +233,7 @@ UNKNOWN = ("unknown-peak", "unknown-fit")
 def unknown_reason(config: dict[str, Any], gpus: dict[str, Any], models: dict[str, Any]) -> str | None:
     """Why ``bound_for_config`` gives no bound here (a ``NOTES`` code); None when it gives one."""
     g = gpus[config["gpu"]]
-    if peak_tflops(g.tflops_dense, config["precision"]) is None:
+    if peak_tflops(g.tflops_dense, config["precision"], models[config["model"]].model_dump()) is None:
         return "unknown-peak"
     if bound_for_config(config, gpus, models) is None:
         return "unknown-fit"

@@ -52,13 +52,22 @@ _KV_ALIASES = {
 }  # fmt: skip
 
 
-def kv_dtype_bytes(kv_dtype: str | None, weight_precision: str) -> float:
-    """Bytes per KV-cache element; unknown or "auto": the precision's default (precisions.yaml kv_bytes)."""
+def kv_dtype_bytes(kv_dtype: str | None, weight_precision: str, arch: dict[str, Any] | None = None) -> float:
+    """Bytes per KV-cache element; unknown or "auto": the model's default at this precision (models.yaml
+    ``kv_bytes``), else the precision's (precisions.yaml ``kv_bytes``)."""
     # not a str: NULL read back through pandas is NaN (a float), e.g. from DuckDB fetchdf in bound.py
     key = _KV_ALIASES.get(kv_dtype.strip().lower()) if isinstance(kv_dtype, str) else None
     if key:
         return KV_BYTES[key]
-    return vocabulary()["PRECISIONS"][weight_precision]["kv_bytes"]
+    own = ((arch or {}).get("kv_bytes") or {}).get(weight_precision)
+    return own or vocabulary()["PRECISIONS"][weight_precision]["kv_bytes"]
+
+
+def tensor_path(weight_precision: str, arch: dict[str, Any] | None = None) -> str:
+    """The gpus.yaml tflops_dense column a run's matmuls use: the model's own (models.yaml
+    ``tensor_paths``) where it differs from the precision's (precisions.yaml ``tensor_path``)."""
+    own = ((arch or {}).get("tensor_paths") or {}).get(weight_precision)
+    return own or vocabulary()["PRECISIONS"][weight_precision]["tensor_path"]
 
 
 # ------------------------------------------------------------------------------------ attention pattern

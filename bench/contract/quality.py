@@ -61,13 +61,13 @@ def ceiling(
     """The most output tokens/s (all GPUs) a run can report: its speed-of-light bound, from memory
     bandwidth alone where the registry has no dense tensor TFLOP/s for the GPU. None: the weights do
     not fit the registry's memory (nothing to check against)."""
-    g, arch = registry.gpus().get(gpu), registry.models().get(model)
-    peak = peak_tflops(g.tflops_dense, precision)
+    g, arch = registry.gpus().get(gpu), registry.models().get(model).model_dump()
+    peak = peak_tflops(g.tflops_dense, precision, arch)
     figures = GpuFigures(g.memory_gb, g.hbm_bandwidth_tb_s, peak if peak is not None else math.inf)
     shape = RunShape(
-        precision, kv_dtype_bytes(kv_dtype, precision), isl, osl, n_gpus, concurrency, num_requests
+        precision, kv_dtype_bytes(kv_dtype, precision, arch), isl, osl, n_gpus, concurrency, num_requests
     )
-    b = output_tps_bound(arch.model_dump(), figures, shape)
+    b = output_tps_bound(arch, figures, shape)
     return b.output_tps if b else None
 
 

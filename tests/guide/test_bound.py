@@ -8,7 +8,7 @@ import duckdb
 import pytest
 
 from bench.contract import registry
-from site_gen import bound, load
+from site_gen import bound, load, memory
 
 ROOT = Path(__file__).resolve().parents[2]
 GIB = 2**30
@@ -149,6 +149,32 @@ def test_peak_follows_the_precision_vocabulary() -> None:
     assert bound.peak_tflops(registry.gpus().get("B200").tflops_dense, "FP4") == 9000
     # "Mixed" runs at 16-bit speed in NVIDIA's tables (precisions.yaml): the FP16 peak, not FP8's 1,979.
     assert bound.peak_tflops(registry.gpus().get("H100").tflops_dense, "Mixed") == 989
+
+
+def test_gpt_oss_fp8_on_hopper_is_mxfp4_weights_with_16_bit_math_and_cache() -> None:
+    """What NVIDIA's "FP8" GPT-OSS rows run, from TensorRT-LLM's source: examples/models/core/gpt_oss/
+    README.md (commit 0ee4114c) gives Hopper BF16 activations x MXFP4 MoE weights (TRITON or CUTLASS), every
+    other weight BF16; the perf-overview options (commit 03e27c7d) set the KV cache to fp8 with "Hopper: use
+    auto", i.e. the checkpoint's BF16. On Blackwell ("FP4") the activations are MXFP8: the FP8 rate."""
+    arch = _arch("GPT-OSS 120B")
+    h200, b200 = registry.gpus().get("H200").tflops_dense, registry.gpus().get("B200").tflops_dense
+    assert bound.peak_tflops(h200, "FP8", arch) == h200["BF16"] == 989  # not the FP8 path's 1,979
+    assert bound.peak_tflops(b200, "FP4", arch) == b200["FP8"] == 4500  # not the FP4 path's 9,000
+    assert bound.peak_tflops(h200, "FP8") == 1979  # a model without the override keeps the FP8 path
+    assert memory.kv_dtype_bytes(None, "FP8", arch) == 2 and memory.kv_dtype_bytes("auto", "FP8", arch) == 2
+    assert memory.kv_dtype_bytes("fp8", "FP8", arch) == 1  # a run that names its cache dtype keeps it
+    # the MXFP4 checkpoint either way: routed experts at 4.25 bits, attention, router, embeddings in BF16
+    assert memory.weight_bytes(arch, "FP8") == memory.weight_bytes(arch, "FP4")
+    config = {
+        "gpu": "H200 SXM 141GB", "model": arch["id"], "precision": "FP8", "kv_cache_dtype": None,
+        "isl": 1000, "osl": 1000, "n_gpus": 1, "concurrency": None, "num_requests": 3000,
+    }  # fmt: skip
+    gpus = {g.name: g for g in registry.gpus().entries}
+    got = bound.bound_for_config(config, gpus, {arch["id"]: registry.models().get("GPT-OSS 120B")})
+    want = bound.output_tps_bound(
+        arch, _h200(989), bound.RunShape("FP8", 2, 1000, 1000, 1, num_requests=3000)
+    )
+    assert got is not None and want is not None and got.output_tps == pytest.approx(want.output_tps)
 
 
 # A published figure that no H100 can reach, kept as published by the importer: NVIDIA's 0.10.0
