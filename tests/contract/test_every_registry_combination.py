@@ -92,7 +92,8 @@ def test_every_combination_validates_and_ingests_with_the_bound_or_its_absence_s
     assert sorted(r[:3] for r in rows) == sorted(combos)  # every combination, once
     gpus = {g.name: g for g in registry.gpus().entries}
     for gpu, _model, precision, tps, pct, note in rows:
-        no_peak = bound.peak_tflops(gpus[gpu].tflops_dense, precision) is None
+        arch = registry.models().get(_model).model_dump()
+        no_peak = bound.peak_tflops(gpus[gpu].tflops_dense, precision, arch) is None
         if no_peak:  # RTX PRO 4500, Arc Pro B50/B60/B70, Jetson AGX Orin/Thor before a datasheet gives it
             assert pct is None and note == "unknown-peak", (gpu, precision)
         elif pct is None:
