@@ -88,8 +88,9 @@ def layer_counts(arch: dict[str, Any]) -> dict[str, int]:
     """Layers by attention kind: F full, S sliding window, C chunked (``layer_pattern`` repeated)."""
     pattern = arch.get("layer_pattern") or "F"
     counts = {"F": 0, "S": 0, "C": 0}
-    for i in range(arch["layers"]):
-        counts[pattern[i % len(pattern)]] += 1
+    full, rest = divmod(arch["layers"], len(pattern))
+    for pos, kind in enumerate(pattern):  # layer i has the kind at i % len(pattern)
+        counts[kind] += full + (pos < rest)
     return counts
 
 
