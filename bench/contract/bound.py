@@ -19,13 +19,17 @@ The model (docs/guide/08-speed-of-light.md derives and discusses it): a roofline
   bound = B x OSL / that time.
 - FLOPs: 2 per active matmul parameter per token (prefill and decode) plus attention's score and value
   matmuls over the (query, key) pairs each layer's attention pattern allows (full, sliding, chunked);
-  lm_head only where logits are computed: each decode token and the last prompt token (TensorRT-LLM
-  gathers the context logits of the last token only unless asked for all of them, which no benchmark does);
+  lm_head only where logits are computed: each decode token and the last prompt token (TensorRT-LLM's
+  tensorrt_llm/_torch/modules/logits_processor.py applies lm_head to each sequence's last token unless
+  return_context_logits is set; the engine workflow's gather_context_logits is off by default);
 - bytes: the weights every step reads (the routed experts B tokens are expected to touch) and the KV
   cache each decode token reads; nothing for activations, KV writes or the prefill's own weight reads
   (they ride along with the decode steps).
 Every omission lowers the time, so the figure stays an upper bound for a scheduler that admits a sequence
-only with room for all its ISL + OSL tokens (TensorRT-LLM's default GUARANTEED_NO_EVICT).
+only with room for all its ISL + OSL tokens (TensorRT-LLM's default GUARANTEED_NO_EVICT). It is not one
+for work the model leaves out of the run itself: speculative decoding (several tokens per weight pass),
+prefix reuse (cached prompt tokens skip prefill) and admission by current use (release 0.10's
+max_utilization); ``bound_caveats`` names such runs, and ``NOTES`` says why in words.
 """
 
 from __future__ import annotations
