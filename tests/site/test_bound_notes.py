@@ -46,14 +46,17 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]
 
 
 def _pct_cells(page) -> dict[str, tuple[str, str]]:
-    """Run id (the run card link's text) -> (% of bound cell text, its title), for every explorer row."""
+    """Run id (the run card link's text) -> (% of bound cell as seen, its title), for every explorer row."""
     return page.evaluate(
         """() => {
             const head = [...document.querySelectorAll('.lb-table thead th')].map(t => t.textContent);
             const pct = head.findIndex(h => h.includes('%'));
+            // the text a reader sees: the cell's own and the mark its CSS adds after it
+            const after = (td) => getComputedStyle(td, '::after').content;
+            const seen = (td) => td.textContent + after(td).replace(/^none$/, '').replace(/^"(.*)"$/, '$1');
             return Object.fromEntries([...document.querySelectorAll('.lb-table tbody tr:not(.lb-spacer)')]
                 .map(tr => [tr.querySelector('.lb-card-link').textContent,
-                            [tr.cells[pct].textContent, tr.cells[pct].title]]));
+                            [seen(tr.cells[pct]), tr.cells[pct].title]]));
         }"""
     )
 

@@ -627,7 +627,7 @@
     cellText(r, c) {
       const v = this.value(r, c);
       if (c.derived === "cost" && v !== null) return COST.format(v);
-      if (c.note && r[c.note]) return v === null || v === undefined ? UI.boundUnknown : cell(v, c.numeric) + " *";
+      if (c.note && r[c.note] && (v === null || v === undefined)) return UI.boundUnknown;
       return cell(v, c.numeric);
     }
 
@@ -765,8 +765,10 @@
           td.classList.add("lb-flagged");
           td.title = r[c.flag];
         } else if (c.note && r[c.note]) {
-          // the bound's note: "unknown" where there is no bound, else the figure with a mark; why as title
-          td.classList.add("lb-noted");
+          // the bound's note: "unknown" where there is no bound, else the figure marked by CSS (" *", so the
+          // cell's text stays the number the CSV has); why as its title
+          const v = this.value(r, c);
+          td.classList.add("lb-noted", ...(v === null || v === undefined ? ["lb-unknown"] : []));
           td.title = UI.boundNote(r[c.note]);
         }
         row.append(td);
