@@ -293,6 +293,7 @@ def validate_cmd(
     results_dir: Path = RESULTS_DIR,
 ) -> None:
     """Check result files against the schema and registries; report every problem; exit 1 if any."""
+    from bench.contract import quality
     from bench.contract.resultfile import check_many, find_duplicates, scan
 
     found = scan(paths or [results_dir])
@@ -304,15 +305,18 @@ def validate_cmd(
     if not files:
         raise UserError(f"no result files (*.yaml) in {', '.join(map(str, paths or [results_dir]))}")
     root = results_dir if all(p.is_relative_to(results_dir) for p in files) else Path.cwd()
-    outcomes = check_many(files, root)
+    outcomes = check_many(files, root, payload_fn=quality.neighbour_payload)
     problems = found.problems + [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, root)
-    for p in problems:
+    # runs far from the same configuration in the releases around theirs: listed for review, not refused
+    warnings = quality.neighbour_warnings(((o.file, o.payload or []) for o in outcomes), root)
+    for p in [*problems, *warnings]:
         print(printable(str(p)))
     runs = sum(len(o.run_ids) for o in outcomes)
+    said = f", {len(warnings)} warning(s)" if warnings else ""
     if problems:
-        err.print(f"[red]{len(problems)} problem(s)[/red] in {len(files)} file(s)")
+        err.print(f"[red]{len(problems)} problem(s)[/red]{said} in {len(files)} file(s)")
         raise typer.Exit(1)
-    err.print(f"[green]ok[/green]: {len(files)} file(s), {runs:,} run(s)")
+    err.print(f"[green]ok[/green]: {len(files)} file(s), {runs:,} run(s){said}")
 
 
 @command("ingest")

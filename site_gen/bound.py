@@ -1,176 +1,49 @@
-"""Speed-of-light bound: the most output tokens/s a run's GPUs could deliver, from registry figures alone.
+"""The speed-of-light bound as columns of the DuckDB ``runs`` table.
 
-Inputs: the GPU registry (HBM bandwidth, dense tensor FLOP/s on the precision's tensor path, memory per
-GPU), the model registry (tensor shapes, per-layer attention pattern), the precision vocabulary (stored
-bytes per weight) and the run (ISL, OSL, GPU count, weight precision, KV-cache dtype, concurrency). Output:
-an upper bound on output tokens/s over all the run's GPUs. ``add_columns`` writes it into the DuckDB
-``runs`` table as ``bound_output_tps`` and ``pct_of_bound``.
-
-The model (docs/guide/08-speed-of-light.md derives and discusses it): a roofline over in-flight batching.
-- the N GPUs pool their memory, bandwidth and FLOP/s perfectly (no communication cost, no replication);
-- batch B = the most sequences of ISL + OSL tokens whose KV cache fits beside the weights in all memory
-  (capped by the run's concurrency and request count);
-- B requests are served by OSL - 1 decode steps of B sequences (the first output token of each comes out
-  of its prefill), with the B prefills spread over those steps, as in-flight batching does;
-- each step takes at least max(compute, memory): compute = its FLOPs / peak, memory = its bytes /
-  bandwidth; with the prefill spread evenly every step has the same work, so the sum over the steps is
-  max(FLOPs of B requests / peak, bytes of B requests / bandwidth), which no schedule beats:
-  bound = B x OSL / that time.
-- FLOPs: 2 per active matmul parameter per token (prefill and decode) plus attention's score and value
-  matmuls over the (query, key) pairs each layer's attention pattern allows (full, sliding, chunked);
-- bytes: the weights every step reads (the routed experts B tokens are expected to touch) and the KV
-  cache each decode token reads; nothing for activations, KV writes or the prefill's own weight reads
-  (they ride along with the decode steps).
-Every omission lowers the time, so the figure stays an upper bound for a scheduler that admits a sequence
-only with room for all its ISL + OSL tokens (TensorRT-LLM's default GUARANTEED_NO_EVICT).
+The model itself is ``bench/contract/bound.py`` (``llmbench validate`` checks runs against it too); its
+names are re-exported here for the site's code and tests. ``add_columns`` writes ``bound_output_tps``,
+``pct_of_bound`` and ``bound_note`` (why a run has no bound, or why its bound may be low for it: codes of
+``bench.contract.bound.NOTES``, joined by ",").
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Any
 
-from site_gen import memory
+from bench.contract.bound import (
+    NOTES,
+    UNKNOWN,
+    Bound,
+    GpuFigures,
+    RunShape,
+    _experts_touched,
+    _parts,
+    attention_flops_per_pair,
+    bound_caveats,
+    bound_for_config,
+    max_batch,
+    output_tps_bound,
+    peak_tflops,
+    unknown_reason,
+)
 
-# Peak used when the GPU has no tensor path for the precision (FP8 weights on Ampere run as 16-bit math).
-_PEAK_FALLBACK = ("FP16", "BF16")
-
-
-@dataclass(frozen=True)
-class GpuFigures:
-    """The three registry figures the bound needs, per GPU."""
-
-    memory_gb: float  # read as GiB
-    bandwidth_tb_s: float
-    peak_tflops: float
-
-
-@dataclass(frozen=True)
-class RunShape:
-    """The run's side of the bound."""
-
-    weight_precision: str
-    kv_bytes: float
-    isl: int
-    osl: int
-    n_gpus: int
-    concurrency: int | None = None
-    num_requests: int | None = None
-
-
-@dataclass(frozen=True)
-class Bound:
-    """An upper bound on output tokens/s (all GPUs) and how it was reached, for one round of B requests."""
-
-    output_tps: float
-    batch: int  # sequences in flight
-    compute_s: float  # all FLOPs of B requests (prefill + decode) / peak
-    memory_s: float  # all bytes of B requests' decode steps / bandwidth
-    limit: str  # "memory" or "compute": which side of max() set the time
-
-
-def peak_tflops(tflops_dense: dict[str, float | None], precision: str) -> float:
-    """Dense tensor TFLOP/s on a precision's tensor path (precisions.yaml), else the 16-bit figure."""
-    key = memory.vocabulary()["PRECISIONS"][precision]["tensor_path"]
-    for k in (key, *_PEAK_FALLBACK):
-        if tflops_dense.get(k):
-            return float(tflops_dense[k])  # type: ignore[arg-type]
-    raise ValueError(f"no dense tensor TFLOP/s for {precision} or 16-bit: {tflops_dense}")
-
-
-@dataclass(frozen=True)
-class _Parts:
-    """Parameters per token (FLOPs) and bytes per step (memory) the bound splits a model into."""
-
-    lin_active: float  # matmul parameters one token passes through
-    shared_bytes: float  # bytes every decode step reads (all of a dense model but the embedding table)
-    expert_bytes: float  # one routed expert's bytes over all MoE layers (0 for dense)
-    experts: int
-    top_k: int
-
-
-def _parts(arch: dict[str, Any], weight_precision: str) -> _Parts:
-    """Split the model by tensor group (memory.param_groups).
-
-    The input embedding table is a lookup, not a matmul, and only B of its rows are read per step: it is
-    left out of FLOPs and bytes. A token passes through top_k of the routed experts.
-    """
-    groups = memory.param_groups(arch)
-    by_group = memory.weight_bytes_by_group(arch, weight_precision)
-    experts, top_k = arch.get("experts") or 0, arch.get("experts_per_token") or 0
-    routed = groups["experts"] * top_k / experts if experts else 0.0
-    lin_active = sum(n for g, n in groups.items() if g not in ("embeddings", "experts")) + routed
-    shared = sum(b for g, b in by_group.items() if g not in ("embeddings", "experts"))
-    return _Parts(lin_active, shared, by_group["experts"] / experts if experts else 0.0, experts, top_k)
-
-
-def attention_flops_per_pair(arch: dict[str, Any], decode: bool) -> float:
-    """FLOPs of the score and value matmuls per (query, key) pair and layer, summed over heads.
-
-    2 FLOPs per multiply-add over the key and the value width: 4 x head dim per head for standard
-    attention. MLA (DeepSeek) in prefill: keys are qk_nope + rope wide, values head dim; in decode the
-    cheapest exact form absorbs the up-projections and works on the latent: 2 x (2 x kv_lora_rank + rope).
-    """
-    heads, hd = arch["attention_heads"], arch["head_dim"]
-    if arch.get("kv_lora_rank"):
-        rope, lora = arch["qk_rope_head_dim"], arch["kv_lora_rank"]
-        return 2 * heads * ((2 * lora + rope) if decode else (2 * hd + rope))
-    return 4 * heads * hd
-
-
-def _experts_touched(p: _Parts, batch: int) -> float:
-    """Expected distinct experts one decode step reads: ``batch`` tokens each pick top_k uniformly."""
-    if not p.experts:
-        return 0.0
-    return p.experts * (1 - (1 - p.top_k / p.experts) ** batch)
-
-
-def max_batch(arch: dict[str, Any], gpu: GpuFigures, run: RunShape) -> int:
-    """Most sequences of ISL + OSL tokens whose KV cache fits beside the weights in all GPUs' memory."""
-    free = run.n_gpus * gpu.memory_gb * memory.GIB - memory.weight_bytes(arch, run.weight_precision)
-    per_seq = memory.kv_bytes_per_sequence(arch, run.kv_bytes, run.isl + run.osl)
-    batch = math.floor(free / per_seq) if free > 0 else 0
-    for cap in (run.concurrency, run.num_requests):
-        if cap:
-            batch = min(batch, cap)
-    return batch
-
-
-def output_tps_bound(arch: dict[str, Any], gpu: GpuFigures, run: RunShape) -> Bound | None:
-    """The speed-of-light output tokens/s of ``run`` on ``run.n_gpus`` GPUs; None if the weights don't fit."""
-    batch = max_batch(arch, gpu, run)
-    if batch < 1:
-        return None
-    p = _parts(arch, run.weight_precision)
-    peak = run.n_gpus * gpu.peak_tflops * 1e12
-    bandwidth = run.n_gpus * gpu.bandwidth_tb_s * 1e12
-    isl, osl = run.isl, run.osl
-
-    # One request: prefill of positions 1..ISL, then decode steps for positions ISL+1..ISL+OSL-1.
-    prefill_flops = isl * 2 * p.lin_active
-    prefill_flops += attention_flops_per_pair(arch, False) * memory.attended_positions(arch, 1, isl)
-    decode_pairs = memory.attended_positions(arch, isl + 1, isl + osl - 1)
-    decode_flops = (osl - 1) * 2 * p.lin_active + attention_flops_per_pair(arch, True) * decode_pairs
-    # Bytes: every step reads the shared weights and the experts the batch touches; each decode token
-    # reads the cached positions it attends to (a windowed or chunked layer reads only its window).
-    steps = max(osl - 1, 1)  # even OSL = 1 needs one pass over the weights
-    weights_read = steps * (p.shared_bytes + p.expert_bytes * _experts_touched(p, batch))
-    kv_read = batch * decode_pairs * memory._kv_elements_per_layer(arch) * run.kv_bytes
-
-    compute_s = batch * (prefill_flops + decode_flops) / peak
-    memory_s = (weights_read + kv_read) / bandwidth
-    return Bound(
-        output_tps=batch * osl / max(compute_s, memory_s),
-        batch=batch,
-        compute_s=compute_s,
-        memory_s=memory_s,
-        limit="memory" if memory_s >= compute_s else "compute",
-    )
-
-
-# ---------------------------------------------------------------------------------------------- DuckDB
-
+__all__ = [
+    "NOTES",
+    "UNKNOWN",
+    "Bound",
+    "GpuFigures",
+    "RunShape",
+    "_experts_touched",
+    "_parts",
+    "add_columns",
+    "attention_flops_per_pair",
+    "bound_caveats",
+    "bound_for_config",
+    "max_batch",
+    "output_tps_bound",
+    "peak_tflops",
+    "unknown_reason",
+]
 
 _CONFIG_COLUMNS = (
     "gpu",
@@ -183,34 +56,19 @@ _CONFIG_COLUMNS = (
     "concurrency",
     "num_requests",
 )
-
-
-def bound_for_config(config: dict[str, Any], gpus: dict[str, Any], models: dict[str, Any]) -> Bound | None:
-    """The bound for one distinct configuration row of the runs table (registries already loaded)."""
-    g, arch = gpus[config["gpu"]], models[config["model"]]
-    figures = GpuFigures(g.memory_gb, g.hbm_bandwidth_tb_s, peak_tflops(g.tflops_dense, config["precision"]))
-    run = RunShape(
-        weight_precision=config["precision"],
-        kv_bytes=memory.kv_dtype_bytes(config["kv_cache_dtype"], config["precision"]),
-        isl=int(config["isl"]),
-        osl=int(config["osl"]),
-        n_gpus=int(config["n_gpus"]),
-        concurrency=_int_or_none(config["concurrency"]),
-        num_requests=_int_or_none(config["num_requests"]),
-    )
-    return output_tps_bound(arch.model_dump(), figures, run)
-
-
-def _int_or_none(value: Any) -> int | None:
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else int(value)
+_CAVEAT_COLUMNS = ("notes", "extra_options", "engine_version", "benchmark_tool")
 
 
 def add_columns(con: Any) -> None:
-    """Add ``bound_output_tps`` and ``pct_of_bound`` to the ``runs`` table of an open DuckDB connection.
+    """Add ``bound_output_tps``, ``pct_of_bound`` and ``bound_note`` to the ``runs`` table of an open DuckDB
+    connection.
 
     The bound is computed once per distinct configuration (a few hundred even for 100k runs), then
     joined back in SQL. ``pct_of_bound`` = 100 x output_tps / bound_output_tps; null where the run has
-    no all-GPU throughput (per-user-only sources) or the weights don't fit the registry's memory.
+    no all-GPU throughput (per-user-only sources), the weights don't fit the registry's memory or the
+    registry lacks a figure the bound needs. ``bound_note``: for a run with a throughput but no bound,
+    "unknown-peak" or "unknown-fit"; for a run the model cannot bound (speculative decoding, prefix
+    reuse, release 0.10's admission), those codes joined by "," (bench.contract.bound.bound_caveats).
     """
     import pandas as pd
 
@@ -220,19 +78,50 @@ def add_columns(con: Any) -> None:
     configs = con.execute(f"SELECT DISTINCT {cols} FROM runs").fetchdf()
     gpus = {g.name: g for g in registry.gpus().entries}
     models = {m.id: m for m in registry.models().entries}
-    bounds = []
+    bounds, unknown = [], []
     for config in configs.to_dict("records"):
         b = bound_for_config(config, gpus, models)
         bounds.append(b.output_tps if b else None)
+        unknown.append(None if b else unknown_reason(config, gpus, models))
     configs["bound_output_tps"] = pd.Series(bounds, dtype="float64")
+    configs["bound_unknown"] = pd.Series(unknown, dtype="object")
     con.execute("ALTER TABLE runs ADD COLUMN IF NOT EXISTS bound_output_tps DOUBLE")
     con.execute("ALTER TABLE runs ADD COLUMN IF NOT EXISTS pct_of_bound DOUBLE")
+    con.execute("ALTER TABLE runs ADD COLUMN IF NOT EXISTS bound_note VARCHAR")
     con.register("bound_configs", configs)
     try:
         on = " AND ".join(f"runs.{c} IS NOT DISTINCT FROM b.{c}" for c in _CONFIG_COLUMNS)
         con.execute(
             f"UPDATE runs SET bound_output_tps = b.bound_output_tps, "
-            f"pct_of_bound = 100 * runs.output_tps / b.bound_output_tps FROM bound_configs b WHERE {on}"
+            f"pct_of_bound = 100 * runs.output_tps / b.bound_output_tps, "
+            f"bound_note = CASE WHEN runs.output_tps IS NOT NULL THEN b.bound_unknown END "
+            f"FROM bound_configs b WHERE {on}"
         )
     finally:
         con.unregister("bound_configs")
+    _add_caveats(con)
+
+
+def _add_caveats(con: Any) -> None:
+    """Write the caveats of runs that have a bound into ``bound_note`` (one call per distinct input)."""
+    import pandas as pd
+
+    have = {r[0] for r in con.execute("DESCRIBE runs").fetchall()}
+    if not have & set(_CAVEAT_COLUMNS):
+        return  # a runs table without them (tests/perf/bench_bound.py's synthetic one): nothing to name
+    cols = ", ".join(c if c in have else f"NULL::VARCHAR AS {c}" for c in _CAVEAT_COLUMNS)
+    rows = con.execute(f"SELECT DISTINCT {cols} FROM runs WHERE pct_of_bound IS NOT NULL").fetchall()
+    found = [(*r, ",".join(bound_caveats(*r))) for r in rows]
+    found = [f for f in found if f[-1]]
+    if not found:
+        return
+    df = pd.DataFrame(found, columns=[*_CAVEAT_COLUMNS, "caveat"])
+    con.register("bound_caveats", df)
+    try:
+        on = " AND ".join(f"runs.{c} IS NOT DISTINCT FROM c.{c}" for c in _CAVEAT_COLUMNS if c in have)
+        con.execute(
+            f"UPDATE runs SET bound_note = c.caveat FROM bound_caveats c WHERE runs.pct_of_bound IS NOT NULL"
+            f" AND {on}"
+        )
+    finally:
+        con.unregister("bound_caveats")

@@ -22,19 +22,33 @@ def _has_bound(chart: alt.Chart) -> alt.Chart:
 
 OVER = "datum.pct_of_bound > 100"  # physically impossible: a source erratum, never a real measurement
 OVER_COLOUR = "#d32f2f"
+# A run the bound may be low for (bench/contract/bound.py NOTES: speculative decoding, prefix reuse,
+# release 0.10's admission): its % is no plain efficiency, so it is drawn apart, as a pale diamond.
+NOTED = "isValid(datum.bound_note) && isValid(datum.pct_of_bound)"
+UNKNOWN = "isValid(datum.bound_note) && !isValid(datum.pct_of_bound) && isValid(datum.output_tps)"
 
 
 def _flagged(ctx: ChartContext) -> dict[str, object]:
-    """Encodings that set a run above its bound apart: a large triangle outlined in red, and the reason
-    (the run's notes, the erratum) in its tooltip."""
+    """Encodings that set apart a run above its bound (a large triangle outlined in red, the reason, i.e.
+    the run's notes or erratum, in its tooltip) and a run the bound may be low for (a pale diamond, the
+    note's codes in its tooltip)."""
+    noted = "bound_note" in ctx.columns
+    tooltip = [
+        *run_tooltip(ctx),
+        alt.Tooltip(f"{queries.OVER_BOUND}:N", title="Flagged: above 100 % of the bound"),
+    ]
+    if noted:
+        tooltip.append(alt.Tooltip("bound_note:N", title="About the bound"))
+    shape: object = alt.condition(OVER, alt.value("triangle-up"), alt.value("circle"))
+    if noted:
+        conditions = [{"test": OVER, "value": "triangle-up"}, {"test": NOTED, "value": "diamond"}]
+        shape = {"condition": conditions, "value": "circle"}
     return {
-        "shape": alt.condition(OVER, alt.value("triangle-up"), alt.value("circle")),
+        "shape": shape,
         "size": alt.condition(OVER, alt.value(160), alt.value(40)),
         "stroke": alt.condition(OVER, alt.value(OVER_COLOUR), alt.value(None)),
-        "tooltip": [
-            *run_tooltip(ctx),
-            alt.Tooltip(f"{queries.OVER_BOUND}:N", title="Flagged: above 100 % of the bound"),
-        ],
+        **({"fillOpacity": alt.condition(NOTED, alt.value(0.3), alt.value(0.7))} if noted else {}),
+        "tooltip": tooltip,
     }
 
 
@@ -78,9 +92,29 @@ def pct_of_bound_by_gpu(ctx: ChartContext) -> alt.LayerChart:
         )
         .encode(x=alt.value(0), y=alt.value(0), text="label:N")
     )
+    layers: list[alt.Chart] = [points, callout]
+    if "bound_note" in ctx.columns:
+        layers.append(_notes_callout())
     # data on the top level only: every view reads the page's one named dataset (site_gen.views contract)
-    return alt.layer(points, callout, data=alt.NamedData(charts.DATA_NAME)).properties(
+    return alt.layer(*layers, data=alt.NamedData(charts.DATA_NAME)).properties(
         width="container", height=ctx.height
+    )
+
+
+def _notes_callout() -> alt.Chart:
+    """A line under the over-bound one: how many runs are hollow diamonds (the bound may be low for them)
+    and how many have no bound at all (not drawn: the registry lacks a figure the bound needs)."""
+    return (
+        alt.Chart()
+        .transform_calculate(noted=f"({NOTED}) ? 1 : 0", unknown=f"({UNKNOWN}) ? 1 : 0")
+        .transform_aggregate(noted="sum(noted)", unknown="sum(unknown)")
+        .transform_filter("datum.noted + datum.unknown > 0")
+        .transform_calculate(
+            label="(datum.noted > 0 ? '◇ ' + datum.noted + ' run(s) the bound may be low for (hover). ' : '')"
+            " + (datum.unknown > 0 ? datum.unknown + ' run(s) with an unknown bound: not drawn.' : '')"
+        )
+        .mark_text(align="left", baseline="top", dx=14, dy=20, limit=alt.ExprRef("width - 20"))
+        .encode(x=alt.value(0), y=alt.value(0), text="label:N")
     )
 
 

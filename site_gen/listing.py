@@ -30,6 +30,7 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("/user", "output_tps_per_user", "num"),
     ("TTFT ms", "ttft_ms_avg", "num"),
     ("TPOT ms", "tpot_ms_avg", "num"),
+    ("% bound", "pct_of_bound", "bound"),  # of the speed-of-light bound; "unknown" or "*" from bound_note
     ("TRT-LLM", "engine_version", "short"),
     ("Source", "publisher", "short"),
 ]
@@ -39,6 +40,7 @@ _SELECTED = [c for _, c, _ in COLUMNS if c != "parallel"] + [
     "ep",
     "attention_dp",
     "throughput_basis",
+    "bound_note",
 ]
 _BASIS = {"total": "output_tps", "per_gpu": "output_tps_per_gpu", "per_user": "output_tps_per_user"}
 
@@ -128,7 +130,11 @@ def query(db: Path, filters: Filters, limit: int | None = None) -> tuple[list[di
     import duckdb
 
     where, params = _where(filters)
-    cols = ", ".join(_SELECTED)
+    con = duckdb.connect(str(db), read_only=True)
+    # a database from an older llmbench may lack a newer column (bound_note): shown as empty, no error
+    have = {r[0] for r in con.execute("DESCRIBE runs").fetchall()}
+    con.close()
+    cols = ", ".join(c if c in have else f"NULL AS {c}" for c in _SELECTED)
     order = "gpu_year, gpu, model_name, precision, isl, osl, n_gpus, tp, version_key, publisher, run_id"
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -142,6 +148,21 @@ def query(db: Path, filters: Filters, limit: int | None = None) -> tuple[list[di
     finally:
         con.close()
     return rows, total
+
+
+CAPTION = (
+    "bold: figure as published. % bound: of the speed-of-light bound; unknown: the registry lacks a"
+    " figure it needs; *: the bound may be low for this run (speculative decoding, prefix reuse or"
+    " release 0.10's admission)"
+)
+
+
+def _bound_cell(r: dict[str, Any]) -> str:
+    """The % of bound as the site shows it: "unknown" without a bound, a "*" where it may be low."""
+    pct, note = r["pct_of_bound"], r["bound_note"]
+    if pct is None:
+        return "unknown" if note else "–"
+    return f"{pct:.0f}" + (" *" if note else "")
 
 
 def _cell(value: Any, kind: str) -> str:
@@ -165,14 +186,20 @@ def table(rows: list[dict[str, Any]], title: str) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    shown = [(h, c, k) for h, c, k in COLUMNS if any(r[c] is not None for r in rows)]
-    t = Table(
-        title=Text(title), header_style="bold", pad_edge=False, caption=Text("bold: figure as published")
-    )
+    def text(r: dict[str, Any], col: str, kind: str) -> str:
+        return _bound_cell(r) if kind == "bound" else _cell(r[col], kind)
+
+    shown = [
+        (h, c, k)
+        for h, c, k in COLUMNS
+        if any(r[c] is not None or (k == "bound" and r["bound_note"]) for r in rows)
+    ]
+    caption = CAPTION if any(k == "bound" for _, _, k in shown) else CAPTION.split(".")[0]
+    t = Table(title=Text(title), header_style="bold", pad_edge=False, caption=Text(caption))
     for header, col, kind in shown:
-        numeric = kind in ("int", "num")
+        numeric = kind in ("int", "num", "bound")
         # Only names wrap, and only between words: a narrow terminal folds the table, never a word.
-        words = [w for r in rows for w in _cell(r[col], kind).split()] + [header]
+        words = [w for r in rows for w in text(r, col, kind).split()] + [header]
         t.add_column(
             header,
             justify="right" if numeric else "left",
@@ -181,7 +208,7 @@ def table(rows: list[dict[str, Any]], title: str) -> Any:
         )
     for r in rows:
         given = _BASIS.get(r["throughput_basis"])
-        t.add_row(*(Text(_cell(r[c], k), style="bold" if c == given else "") for _, c, k in shown))
+        t.add_row(*(Text(text(r, c, k), style="bold" if c == given else "") for _, c, k in shown))
     return t
 
 

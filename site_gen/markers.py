@@ -547,6 +547,8 @@ def table_columns(columns: Any, cat: i18n.Catalogue | None = None) -> list[dict[
             col["card"] = True  # llmbench.js links the cell to the run card
         if col["key"] == "pct_of_bound" and OVER_BOUND in columns:
             col["flag"] = OVER_BOUND  # llmbench.js marks the cell (⚠) with this column's text as title
+        if col["key"] == "pct_of_bound" and "bound_note" in columns:
+            col["note"] = "bound_note"  # llmbench.js: "unknown" or "48 *", the note's sentences as title
     return out
 
 
@@ -558,6 +560,7 @@ CARD_SECTIONS: list[dict[str, Any]] = [
         ["output_tps_per_user", "Output tokens/s per user"], ["total_tps", "Total tokens/s (input + output)"],
         ["requests_per_s", "Requests/s"], ["throughput_basis", "Figure as published (basis)"],
         ["pct_of_bound", "% of speed-of-light bound"], ["bound_output_tps", "Speed-of-light bound, tokens/s"],
+        ["bound_note", "About the bound"],
         ["erratum", "Known erratum"],
     ]},
     {"title": "Configuration", "fields": [

@@ -43,6 +43,7 @@ SITE_COLUMNS = (
 OPTIONAL_COLUMNS = (
     "bound_output_tps",
     "pct_of_bound",
+    "bound_note",  # why a run has no bound, or why it may be low for it (bench/contract/bound.py NOTES)
     "attention_dp",  # guide_topic_views
     # latency (site_gen.latency_views): in flight, mean TTFT / TPOT / end-to-end, TPOT p99
     "concurrency",

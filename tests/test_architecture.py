@@ -95,3 +95,18 @@ def test_no_import_cycle() -> None:
     for n in sorted(graph):
         if n not in state:
             visit(n, [n])
+
+
+def test_validate_and_the_site_share_one_speed_of_light_bound() -> None:
+    # The bound lives in the result contract: validate's data-quality gate (bench.contract.quality) refuses
+    # runs above it, and the site's columns (site_gen.bound) and the planner (site_gen.memory) re-export
+    # the same modules, so the two can never disagree on a run's bound.
+    assert "bench.contract.bound" in _project_imports("bench.contract.quality", top_level_only=True)
+    assert "bench.contract.quality" in _project_imports("bench.contract.resultfile", top_level_only=True)
+    assert "bench.contract.bound" in _project_imports("site_gen.bound", top_level_only=True)
+    assert "bench.contract.modelmath" in _project_imports("site_gen.memory", top_level_only=True)
+    for name in ("site_gen.bound", "site_gen.memory"):
+        defined = {
+            n.name for n in ast.parse(SOURCES[name].read_text(encoding="utf-8")).body if hasattr(n, "name")
+        }
+        assert not defined & {"output_tps_bound", "param_groups", "kv_bytes_per_sequence"}, name

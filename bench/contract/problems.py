@@ -100,6 +100,8 @@ def validation_problem(name: str, err: Any, lines: LineMap) -> Problem:
         expected = "a date (YYYY-MM-DD)" if kind.startswith("date_") else "an ISO 8601 date-time"
     got = err.get("input")
     got_text = "nothing" if got is None else f"{type(got).__name__} {_short(got)}"
+    if kind == "finite_number" and got in (float("inf"), float("-inf")):
+        got_text += " (YAML's .inf, or a number beyond ±1.8e308, the largest a double holds)"
     return Problem(name, lines.line(loc), path, f"expected {expected}, got {got_text}")
 
 

@@ -104,6 +104,12 @@ class ModelArch(_Entry):
     # (precisions.yaml), and the tensor groups kept in 16 bit (embeddings, lm_head, router, attention).
     formats: dict[str, str] = {}
     kept_16bit: dict[str, list[Literal["embeddings", "lm_head", "router", "attention"]]] = {}
+    # How the model's runs at a label compute where it is not the label's default: the tensor path of its
+    # matmuls and the KV-cache bytes when the run does not name them (GPT-OSS "FP8" on Hopper is the MXFP4
+    # checkpoint run with BF16 activations and a BF16 cache; its "FP4" on Blackwell uses MXFP8 activations).
+    tensor_paths: dict[str, TensorPrecision] = {}
+    kv_bytes: dict[str, float] = {}
+    precision_source: str | None = None  # where formats / kept_16bit / tensor_paths / kv_bytes come from
     vocab_size: int = Field(gt=0)
     source: str
     notes: str | None = None

@@ -32,7 +32,7 @@ import yaml
 import yaml_rs
 from pydantic import ValidationError
 
-from bench.contract import registry
+from bench.contract import quality, registry
 from bench.contract.problems import LineMap, Problem, validation_problem, yaml_problem
 from bench.contract.runid import run_id, run_ids
 from bench.contract.schema import (
@@ -222,7 +222,10 @@ def check_text(text: str, name: str) -> Checked:
         result = (MlperfResultFile if is_mlperf(data) else ResultFile).model_validate(data)
     except ValidationError as e:
         return Checked(name, None, _all_problems(name, e, data, LineMap(text)))
-    problems = _registry_problems(name, _names(data), LineMap(text))
+    lines = LineMap(text)
+    problems = _registry_problems(name, _names(data), lines)
+    if not problems:  # figures above physical sense (bench/contract/quality.py), on the parsed values
+        problems = quality.run_problems(result.model_dump(), name, lines)
     return Checked(name, None if problems else result, problems)
 
 
@@ -238,7 +241,10 @@ def check_data(text: str, name: str) -> tuple[dict[str, Any] | None, list[Proble
         valid = (mlperf_dict_validator() if is_mlperf(data) else dict_validator()).validate_python(data)
     except ValidationError as e:
         return None, _all_problems(name, e, data, LineMap(text))
-    problems = _registry_problems(name, _names(data), LineMap(text))
+    lines = LineMap(text)
+    problems = _registry_problems(name, _names(data), lines)
+    if not problems:
+        problems = quality.run_problems(valid, name, lines)
     return (None if problems else valid), problems
 
 

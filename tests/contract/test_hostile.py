@@ -67,7 +67,8 @@ CASES: dict[str, tuple[Callable[[str], bytes], str]] = {
     ),
     "infinite-stdev": (
         sub("    osl: 128\n", "    osl: 128\n    input_stdev: .inf\n"),
-        "bad.yaml:29: runs.0.workload.input_stdev: expected a finite number, got float inf",
+        "bad.yaml:29: runs.0.workload.input_stdev: expected a finite number, got float inf"
+        " (YAML's .inf, or a number beyond ±1.8e308, the largest a double holds)",
     ),
     "nan-throughput": (
         sub("output_tokens_per_s: 29103.0", "output_tokens_per_s: .nan"),

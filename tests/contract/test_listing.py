@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,27 @@ def test_latency_filters_keep_the_runs_within_them_and_none_without_the_figure(r
     out = _list(runner, Path(__file__).parents[2] / "results", real_db, "--tpot-max", "72")
     assert out.exit_code == 0, out.output
     assert f"{within} run(s) (filters: tpot_max=72.0)" in out.output and "TPOT ms" in out.output
+
+
+def test_list_says_when_a_runs_bound_is_unknown_or_may_be_low(tmp_path: Path, runner) -> None:
+    """Jetson AGX Orin has no dense tensor TFLOP/s in gpus.yaml (its vendor publishes none): the run is
+    listed, its % of bound "unknown"; a run with MTP in its notes has its % marked "*" (bench.contract.bound).
+    """
+    import yaml
+
+    valid = (Path(__file__).parent / "data" / "valid.yaml").read_text(encoding="utf-8")
+    results = tmp_path / "results"
+    (results / "a").mkdir(parents=True)
+    orin = yaml.safe_load(valid)
+    orin["hardware"] = {"gpu": "Jetson AGX Orin 64GB"}
+    orin["runs"] = [{**orin["runs"][0], "metrics": {"output_tokens_per_s": 12.0}}]
+    (results / "a" / "orin.yaml").write_text(yaml.safe_dump(orin), encoding="utf-8")
+    mtp = yaml.safe_load(valid)
+    mtp["runs"] = [{**mtp["runs"][0], "notes": "MTP 3 layers"}]
+    (results / "a" / "mtp.yaml").write_text(yaml.safe_dump(mtp), encoding="utf-8")
+    out = _list(runner, results, tmp_path / "db.duckdb", "--limit", "0")
+    assert out.exit_code == 0, out.output
+    rows = {line.split("│")[1].strip(): line for line in out.output.splitlines() if line.count("│") > 5}
+    assert "unknown" in rows["Jetson AGX Orin 64GB"]
+    assert re.search(r"│\s+\d+ \*\s+│", rows["H200 SXM 141GB"]), rows
+    assert "unknown: the registry lacks a figure it needs" in " ".join(out.output.split())

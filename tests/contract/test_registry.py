@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from bench.errors import UserError
 from bench.importers.tables import releases
 
 from .conftest import KISTI_CSV, NVIDIA_CSV
+
+DATA = Path(__file__).parent / "data"
 
 
 def _labels(column: str) -> set[str]:
@@ -135,3 +138,66 @@ def test_mixed_is_16_bit_by_nvidias_own_tables(
     assert f"{median:.2f}" in notes  # the registry quotes the figure
     if num[1] == "Mixed":
         assert f"{n}" in notes
+
+
+def _llama4_text_params(text: dict) -> int:
+    """Parameters of a Llama 4 text model from its config.json (transformers' Llama4TextModel shapes).
+
+    Per layer: q and o (hidden x heads x head_dim each), k and v (hidden x kv_heads x head_dim each), two
+    RMSNorm weights (QK-norm has none); a MoE layer (every ``interleave_moe_layer_step``-th) has the router
+    (hidden x experts), the routed experts (experts x 3 x hidden x intermediate_size: gate, up, down) and a
+    shared expert (3 x hidden x intermediate_size); a dense layer an MLP of 3 x hidden x
+    intermediate_size_mlp. Plus the embedding table and, untied, lm_head (vocab x hidden), and the final norm.
+    """
+    h, layers, step = text["hidden_size"], text["num_hidden_layers"], text["interleave_moe_layer_step"]
+    hd, e = text["head_dim"], text["num_local_experts"]
+    attn = 2 * h * text["num_attention_heads"] * hd + 2 * h * text["num_key_value_heads"] * hd + 2 * h
+    moe = h * e + e * 3 * h * text["intermediate_size"] + 3 * h * text["intermediate_size"]
+    dense = 3 * h * text["intermediate_size_mlp"]
+    moe_layers = sum(1 for i in range(layers) if (i + 1) % step == 0)
+    return layers * attn + moe_layers * moe + (layers - moe_layers) * dense + 2 * text["vocab_size"] * h + h
+
+
+def _llama4_vision_params(vision: dict, text_hidden: int) -> int:
+    """The vision encoder, its pixel-shuffle adapter and the projector (transformers' Llama4VisionModel).
+
+    34 layers of attention (4 x (d x d + d)), MLP (d x i + i, i x d + d) and two LayerNorms (weight and
+    bias); patch embedding (3 x 14 x 14 x d), class embedding (d), positional embedding ((patches + 1) x d),
+    the pre and post LayerNorms; the adapter MLP (i x o, o x o: pixel shuffle 0.5 gives 4 d = i inputs) and
+    the projector (o x text hidden), all without bias.
+    """
+    d, i = vision["hidden_size"], vision["intermediate_size"]
+    layer = 4 * (d * d + d) + (d * i + i) + (i * d + d) + 4 * d
+    patches = (vision["image_size"] // vision["patch_size"]) ** 2
+    stem = vision["num_channels"] * vision["patch_size"] ** 2 * d + d + (patches + 1) * d + 4 * d
+    adapter = int(d / vision["pixel_shuffle_ratio"] ** 2) * vision["projector_input_dim"]
+    adapter += vision["projector_input_dim"] * vision["projector_output_dim"]
+    projector = vision["projector_output_dim"] * text_hidden
+    assert int(d / vision["pixel_shuffle_ratio"] ** 2) == i
+    return vision["num_hidden_layers"] * layer + stem + adapter + projector
+
+
+def test_llama4_scout_counts_the_text_model_only() -> None:
+    # The bound and the planner charge params_b as the weights a text run holds and reads: TensorRT-LLM's
+    # text benchmarks never load the vision tower. Scout's 108.6 B counted the 0.87 B vision encoder and
+    # projector too (its Hugging Face "109B"); Maverick's 400.7 B was already text only.
+    config = json.loads((DATA / "llama-4-scout-17b-16e-config.json").read_text(encoding="utf-8"))
+    text, vision = config["text_config"], config["vision_config"]
+    text_params = _llama4_text_params(text)
+    assert text_params == 107_769_861_120
+    assert text_params + _llama4_vision_params(vision, text["hidden_size"]) == pytest.approx(
+        108.64e9, rel=1e-3
+    )
+    scout = registry.models().get("Llama 4 Scout")
+    assert scout.params_b * 1e9 == pytest.approx(text_params, rel=5e-4)
+    assert (scout.hidden_size, scout.layers, scout.experts, scout.vocab_size) == (
+        text["hidden_size"],
+        text["num_hidden_layers"],
+        text["num_local_experts"],
+        text["vocab_size"],
+    )
+    # The Maverick entry by the same count (config.json: 128 experts, MoE on every second layer).
+    maverick = {**text, "num_local_experts": 128, "interleave_moe_layer_step": 2}
+    assert registry.models().get("Llama 4 Maverick").params_b * 1e9 == pytest.approx(
+        _llama4_text_params(maverick), rel=5e-4
+    )

@@ -47,3 +47,31 @@ def test_tp_vs_pp_opens_on_one_gpu_count_measured_with_and_without_pp(runs: pd.D
 def test_pct_of_bound_is_shipped_to_pages(runs: pd.DataFrame) -> None:
     assert {"pct_of_bound", "bound_output_tps"} <= set(runs.columns)
     assert runs["pct_of_bound"].notna().sum() > 4000
+
+
+def test_pct_of_bound_says_how_many_runs_it_marks_or_cannot_draw(runs: pd.DataFrame) -> None:
+    """Rendered by Vega-Lite itself (vl-convert, offline) on the committed data: the chart's line under its
+    title counts the runs the bound may be low for (drawn as pale diamonds) and those with no bound (not
+    drawn), as the runs table's bound_note says (site_gen/bound.py)."""
+    import json
+
+    import vl_convert
+
+    from site_gen.vega_compile import VEGA_LITE
+
+    noted = int((runs["bound_note"].notna() & runs["pct_of_bound"].notna()).sum())
+    unknown = int(
+        (runs["bound_note"].notna() & runs["pct_of_bound"].isna() & runs["output_tps"].notna()).sum()
+    )
+    assert noted > 0  # release 0.10's runs (max_utilization admission), DeepSeek R1's MTP runs
+    ctx = ChartContext(gpus=tuple(runs["gpu"].unique()), columns=frozenset(runs.columns))
+    [chart, *_] = views.get("pct-of-bound").build(ctx)
+    spec = charts.to_spec(chart)
+    shapes = json.dumps([s["encoding"].get("shape") for s in spec["layer"] if "encoding" in s])
+    assert '"diamond"' in shapes and "bound_note" in shapes
+    cols = ["gpu", "pct_of_bound", "output_tps", "bound_note", queries.OVER_BOUND]
+    spec["data"] = {"values": json.loads(runs[cols].to_json(orient="records"))}
+    spec["width"] = 900
+    svg = vl_convert.vegalite_to_svg(spec, vl_version=VEGA_LITE)
+    assert f"◇ {noted} run(s) the bound may be low for" in svg
+    assert (f"{unknown} run(s) with an unknown bound" in svg) == (unknown > 0)

@@ -148,6 +148,9 @@ def test_nvfp4_weights_carry_block_scales_and_keep_embeddings_and_lm_head_in_bf1
     [
         ("GPT-OSS 20B", "FP4", 12.8 * GIB),
         ("GPT-OSS 120B", "FP4", 60.8 * GIB),
+        # NVIDIA's "FP8" GPT-OSS rows (H100, H200) run the same MXFP4 checkpoint (models.yaml)
+        ("GPT-OSS 20B", "FP8", 12.8 * GIB),
+        ("GPT-OSS 120B", "FP8", 60.8 * GIB),
         ("DeepSeek R1", "FP8", 688_586_727_753),
     ],
 )

@@ -116,8 +116,9 @@ def test_explorer_h200_fp8_shows_exactly_the_duckdb_runs_and_the_url_and_csv_agr
 
 
 def _cell(value: str, numeric: bool) -> object:
-    """A table or CSV cell, numbers to the table's one decimal; missing is '' in the CSV and '–' shown."""
-    if value in ("", "–"):
+    """A table or CSV cell, numbers to the table's one decimal; missing is '' in the CSV and '–' shown
+    ("unknown" in the % of bound column where a run has no bound: bench/contract/bound.py NOTES)."""
+    if value in ("", "–", "unknown"):
         return None
     return float(value) if numeric else value
 

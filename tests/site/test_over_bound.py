@@ -24,10 +24,12 @@ IMPOSSIBLE = 5e7
 def runs(tmp_path_factory: pytest.TempPathFactory):
     work = tmp_path_factory.mktemp("over-bound")
     write_fixture_results(work / "results")
+    # validate and ingest refuse a figure above its bound unless the file says it is a known erratum
+    # (bench/contract/quality.py): the published figure kept as published, as NVIDIA's GPT-J 0.10 one is
+    claimed_run = {**run(1, 128, 128, IMPOSSIBLE), "notes": "Erratum: a typo in the source's table"}
     claim = result(
-        "H200 SXM 141GB", "meta-llama/Llama-3.1-8B-Instruct", "FP8", "Claims Inc", "1.2.0",
-        [run(1, 128, 128, IMPOSSIBLE)],
-    )  # fmt: skip
+        "H200 SXM 141GB", "meta-llama/Llama-3.1-8B-Instruct", "FP8", "Claims Inc", "1.2.0", [claimed_run]
+    )
     write_file(claim, work / "results" / "c" / "20260115-claim.yaml")
     ingest(work / "results", work / "db.duckdb")
     df = queries.site_runs(work / "db.duckdb")

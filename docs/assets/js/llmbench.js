@@ -38,6 +38,9 @@
     noRunChosen: say("noRunChosen")(),
     toExplorer: say("toExplorer")(),
     report: say("report")(),
+    boundUnknown: say("boundUnknown")(),
+    // a run's bound_note: codes joined by "," (bench/contract/bound.py NOTES), each a sentence of the catalogue
+    boundNote: (codes) => String(codes).split(",").map((c) => say("boundNote_" + c)()).join(" "),
     reportTitle: (id, what) => say("reportTitle")({ id, what }),
     reportBody: (id, url, file) => say("reportBody")({ id, url, file }),
     openCard: say("openCard")(),
@@ -655,6 +658,7 @@
     cellText(r, c) {
       const v = this.value(r, c);
       if (c.derived === "cost" && v !== null) return COST.format(v);
+      if (c.note && r[c.note] && (v === null || v === undefined)) return UI.boundUnknown;
       return cell(v, c.numeric);
     }
 
@@ -791,6 +795,12 @@
         if (c.flag && r[c.flag]) {
           td.classList.add("lb-flagged");
           td.title = r[c.flag];
+        } else if (c.note && r[c.note]) {
+          // the bound's note: "unknown" where there is no bound, else the figure marked by CSS (" *", so the
+          // cell's text stays the number the CSV has); why as its title
+          const v = this.value(r, c);
+          td.classList.add("lb-noted", ...(v === null || v === undefined ? ["lb-unknown"] : []));
+          td.title = UI.boundNote(r[c.note]);
         }
         row.append(td);
       }
@@ -1493,6 +1503,7 @@
   }
 
   function cardValue(key, v) {
+    if (key === "bound_note") return UI.boundNote(v);
     if (typeof v === "boolean") return v ? UI.yes : UI.no;
     if (typeof v === "number") return NUMBER.format(v);
     return String(v);

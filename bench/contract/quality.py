@@ -1,0 +1,229 @@
+"""The data-quality gate of ``llmbench validate`` (and ``ingest``): figures above physical sense, and runs far
+from their neighbours.
+
+Refused (a problem, exit 1), per run of a schema_version 1 file, unless its notes carry an erratum
+(``schema.ERRATUM_MARKER``: the figure is known wrong and kept as published):
+- an all-GPU output throughput above the run's speed-of-light bound (bench/contract/bound.py). Where the
+  GPU registry has no tensor-core figure the bound is taken with compute free, from memory bandwidth
+  alone: still an upper bound, so a contributor's GPU without a published TFLOP/s is checked too;
+- a per-user output rate more than ``USER_SLACK`` x the all-GPU rate (one user's tokens are part of all
+  users'), or above the bound where the run gives no all-GPU rate;
+- total (input + output) tokens/s below output tokens/s.
+A run the bound does not hold for (``bound.bound_caveats``: speculative decoding, prefix reuse, release
+0.10's admission) is not checked against it.
+
+Warned (listed, exit 0): a run more than ``NEIGHBOUR_FACTOR`` times above or below the median of the same
+configuration (engine, GPU, model, precision, KV dtype, ISL/OSL, TP x PP, concurrency) in the nearest
+``NEIGHBOUR_RELEASES`` releases on each side that have it. The median of a few neighbours, not the next
+release alone, so that one wrong figure flags itself and not the correct releases beside it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.contract import registry
+from bench.contract.bound import GpuFigures, RunShape, bound_caveats, output_tps_bound, peak_tflops
+from bench.contract.modelmath import kv_dtype_bytes
+from bench.contract.problems import LineMap, Problem
+from bench.contract.schema import ERRATUM_MARKER
+
+# A per-user rate is the mean over requests of each one's OSL / latency (trtllm-bench), the all-GPU rate all
+# tokens over the wall time: at concurrency 1 the mean of ratios exceeds the ratio of sums when requests
+# differ (DeepSeek R1's min-latency runs in NVIDIA's blog: 274.72 per user against 274.42 in all), so a
+# per-user rate is refused only beyond this factor.
+USER_SLACK = 1.1
+NEIGHBOUR_FACTOR = 3.0
+NEIGHBOUR_RELEASES = 2  # on each side
+_METRICS = "metrics"
+
+
+@functools.lru_cache(maxsize=4096)
+def ceiling(
+    gpu: str,
+    model: str,
+    precision: str,
+    kv_dtype: str | None,
+    isl: int,
+    osl: int,
+    n_gpus: int,
+    concurrency: int | None,
+    num_requests: int | None,
+) -> float | None:
+    """The most output tokens/s (all GPUs) a run can report: its speed-of-light bound, from memory
+    bandwidth alone where the registry has no dense tensor TFLOP/s for the GPU. None: the weights do
+    not fit the registry's memory (nothing to check against)."""
+    g, arch = registry.gpus().get(gpu), registry.models().get(model).model_dump()
+    peak = peak_tflops(g.tflops_dense, precision, arch)
+    figures = GpuFigures(g.memory_gb, g.hbm_bandwidth_tb_s, peak if peak is not None else math.inf)
+    shape = RunShape(
+        precision, kv_dtype_bytes(kv_dtype, precision, arch), isl, osl, n_gpus, concurrency, num_requests
+    )
+    b = output_tps_bound(arch, figures, shape)
+    return b.output_tps if b else None
+
+
+def _has_erratum(run: dict[str, Any]) -> bool:
+    return ERRATUM_MARKER in (run.get("notes") or "")
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.2f}" if x < 1e6 else f"{x:.3g}"
+
+
+def run_problems(data: dict[str, Any], name: str, lines: LineMap) -> list[Problem]:
+    """Figures above physical sense in a validated schema_version 1 file (plain dicts, defaults filled)."""
+    if data.get("schema_version") != 1:
+        return []
+    hw, m, sw = data["hardware"], data["model"], data["software"]
+    out = []
+    for i, run in enumerate(data["runs"]):
+        if _has_erratum(run):
+            continue
+        mt, par, wl = run[_METRICS], run["parallelism"], run["workload"]
+        n = par["tp"] * par["pp"]
+        total, per_gpu = mt["output_tokens_per_s"], mt["output_tokens_per_s_per_gpu"]
+        field, output = (
+            ("output_tokens_per_s", total) if total is not None else ("output_tokens_per_s_per_gpu", per_gpu)
+        )
+        all_gpus = total if total is not None else per_gpu * n if per_gpu is not None else None
+        where = ("runs", i, _METRICS)
+        user = mt["output_tokens_per_s_per_user"]
+        if user is not None and all_gpus is not None and user > all_gpus * USER_SLACK:
+            msg = (
+                f"expected at most the all-GPU output rate {_fmt(all_gpus)} tok/s (one user's tokens are"
+                f" part of all users'; {USER_SLACK:g}x allowed for the mean of per-request rates),"
+                f" got {_fmt(user)}"
+            )
+            out.append(_problem(name, lines, (*where, "output_tokens_per_s_per_user"), msg))
+        both = mt["total_tokens_per_s"], total
+        if both[0] is not None and both[1] is not None and both[0] < both[1] * (1 - 1e-9):
+            msg = (
+                f"expected at least output_tokens_per_s {_fmt(both[1])} (input + output), got {_fmt(both[0])}"
+            )
+            out.append(_problem(name, lines, (*where, "total_tokens_per_s"), msg))
+        if bound_caveats(
+            run["notes"], run["engine_settings"]["extra"], sw["engine_version"], sw["benchmark_tool"]
+        ):
+            continue  # speculative decoding, prefix reuse, 0.10's admission: the bound is no ceiling for it
+        limit = ceiling(
+            hw["gpu"], m["id"], m["weight_precision"], m["kv_cache_dtype"], wl["isl"], wl["osl"], n,
+            wl["concurrency"], wl["num_requests"],
+        )  # fmt: skip
+        if limit is None:
+            continue
+        figure, what = (all_gpus, field) if all_gpus is not None else (user, "output_tokens_per_s_per_user")
+        if figure is not None and figure > limit:
+            shown = output if what == field else figure
+            msg = (
+                f"expected at most the speed-of-light bound of this run, {_fmt(limit)} output tok/s on"
+                f" {n} GPU(s) (bench/contract/bound.py), got {_fmt(shown)}"
+                f"{f' x {n} GPUs' if what == 'output_tokens_per_s_per_gpu' and n > 1 else ''}"
+                f" ({100 * figure / limit:,.0f} % of it); a published figure known to be wrong is kept"
+                f" with '{ERRATUM_MARKER}<evidence>' in the run's notes"
+            )
+            out.append(_problem(name, lines, (*where, what), msg))
+    return out
+
+
+def _problem(name: str, lines: LineMap, loc: tuple[str | int, ...], message: str) -> Problem:
+    return Problem(name, lines.line(loc), ".".join(map(str, loc)), message)
+
+
+# ------------------------------------------------------------------------------------------ neighbours
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    """One run's place among its neighbours: configuration, release, all-GPU output tok/s."""
+
+    key: tuple[Any, ...]
+    release: tuple[int, ...]
+    release_label: str
+    value: float
+    run_index: int
+    erratum: bool
+
+
+def release_order(version: str) -> tuple[int, ...]:
+    """1.2.0rc6 -> (1, 2, 0): the release a version belongs to, as a sortable key."""
+    nums = [int(n) for n in re.findall(r"\d+", version.split(" ")[0])[:3]]
+    return tuple(nums + [0] * (3 - len(nums)))
+
+
+def neighbour_payload(data: dict[str, Any], file: str, ids: list[str]) -> list[RunPoint]:
+    """``resultfile.iter_outcomes`` payload: each run of a schema_version 1 file as a ``RunPoint``."""
+    if data.get("schema_version") != 1:
+        return []
+    sw, m = data["software"], data["model"]
+    gpu, model = registry.gpus().get(data["hardware"]["gpu"]).name, registry.models().get(m["id"]).id
+    out = []
+    for i, run in enumerate(data["runs"]):
+        mt, par, wl = run[_METRICS], run["parallelism"], run["workload"]
+        n = par["tp"] * par["pp"]
+        value = mt["output_tokens_per_s"]
+        if value is None and mt["output_tokens_per_s_per_gpu"] is not None:
+            value = mt["output_tokens_per_s_per_gpu"] * n
+        if value is None:
+            continue
+        key = (
+            sw["engine"], gpu, model, m["weight_precision"], m["kv_cache_dtype"], wl["isl"], wl["osl"],
+            par["tp"], par["pp"], wl["concurrency"],
+        )  # fmt: skip
+        release = release_order(sw["engine_version"])
+        out.append(RunPoint(key, release, ".".join(map(str, release)), value, i, _has_erratum(run)))
+    return out
+
+
+def neighbour_warnings(points: Iterable[tuple[str, Sequence[RunPoint]]], root: Path) -> list[Problem]:
+    """Runs more than NEIGHBOUR_FACTOR x from the median of their configuration in the releases around
+    theirs, each listing those neighbours. ``points``: (file, its RunPoints) for every checked file."""
+    by_key: dict[tuple[Any, ...], dict[tuple[int, ...], list[tuple[str, RunPoint]]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for file, pts in points:
+        for p in pts:
+            if not p.erratum:  # a figure known wrong neither gets flagged again nor flags others
+                by_key[p.key][p.release].append((file, p))
+    warnings = []
+    for releases in by_key.values():
+        order = sorted(releases)
+        if len(order) < 2:
+            continue
+        medians = {r: statistics.median(p.value for _, p in releases[r]) for r in order}
+        for k, r in enumerate(order):
+            around = order[max(0, k - NEIGHBOUR_RELEASES) : k] + order[k + 1 : k + 1 + NEIGHBOUR_RELEASES]
+            ref = statistics.median(medians[a] for a in around)
+            for file, p in releases[r]:
+                if max(p.value / ref, ref / p.value) <= NEIGHBOUR_FACTOR:
+                    continue
+                listed = ", ".join(
+                    f"{_fmt(q.value)} ({q.release_label}: {f} runs.{q.run_index})"
+                    for a in around
+                    for f, q in releases[a]
+                )
+                msg = (
+                    f"warning: expected within {NEIGHBOUR_FACTOR:g}x of the same configuration in the"
+                    f" releases around {p.release_label} (median {_fmt(ref)}), got {_fmt(p.value)}"
+                    f" output tok/s; neighbours: {listed}"
+                )
+                warnings.append(_located(root, file, p.run_index, msg))
+    return sorted(warnings, key=lambda w: (w.file, w.line or 0))
+
+
+def _located(root: Path, file: str, i: int, message: str) -> Problem:
+    path = root / file if not Path(file).is_absolute() else Path(file)
+    try:
+        lines = LineMap(path.read_text(encoding="utf-8"))
+        line = lines.line(("runs", i, _METRICS))
+    except OSError:
+        line = None
+    return Problem(file, line, f"runs.{i}.metrics", message)
