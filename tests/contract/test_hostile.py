@@ -163,7 +163,10 @@ def test_a_hostile_file_is_refused_with_its_location_and_the_database_is_untouch
     assert out.exit_code == 1, out.output
     assert expected in out.output.splitlines(), out.output
     assert db.read_bytes() == before
-    assert sorted(p.name for p in db.parent.iterdir()) == ["llmbench.duckdb"]
+    assert sorted(p.name for p in db.parent.iterdir()) == [
+        ".llmbench.duckdb.lock",
+        "llmbench.duckdb",
+    ]  # the lock stays (db_lock)
 
 
 def test_control_characters_in_a_file_name_are_shown_escaped(results: Path, tmp_path: Path, runner) -> None:
@@ -230,4 +233,4 @@ def test_a_symbolic_link_leaving_results_is_refused_and_the_database_is_untouche
         assert f"{results}/linked-folder: {message} (outside it; copy the file in instead)" in lines, lines
         assert f"{results}/linked.yaml: {message}/other.yaml (outside it; copy the file in instead)" in lines
     assert db.read_bytes() == before
-    assert sorted(p.name for p in db.parent.iterdir()) == ["llmbench.duckdb"]
+    assert sorted(p.name for p in db.parent.iterdir()) == [".llmbench.duckdb.lock", "llmbench.duckdb"]

@@ -135,7 +135,10 @@ def test_a_bad_file_leaves_the_previous_database_byte_identical(
     assert BAD[case][1] in out.output.splitlines()
     assert "database left unchanged" in out.output
     assert db.read_bytes() == before
-    assert sorted(p.name for p in db.parent.iterdir()) == ["llmbench.duckdb"]  # no temporary file left
+    assert sorted(p.name for p in db.parent.iterdir()) == [
+        ".llmbench.duckdb.lock",
+        "llmbench.duckdb",
+    ]  # no temporary file
 
 
 def test_ingest_in_worker_processes_matches_ingest_in_one_process(
