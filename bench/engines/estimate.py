@@ -98,6 +98,13 @@ MODELS: dict[str, tuple[str, str]] = {
     "openai/gpt-oss-120b": ("openai/gpt-oss-120b", _SAME),
     "openai/gpt-oss-20b": ("openai/gpt-oss-20b", _SAME),
 }
+# Models whose config.json AIConfigurator bundles (aiconfigurator_core/model_configs) but no longer lists
+# among its supported models (retired from its support matrix). Its kernel tables still cover them; the
+# config is handed to it as a local model folder (``bundled_model_dir``), and the mapping says so.
+BUNDLED: dict[str, str] = {
+    "mistralai/Mixtral-8x7B-v0.1": "mistralai--Mixtral-8x7B-v0.1",
+    "mistralai/Mixtral-8x22B-v0.1": "mistralai--Mixtral-8x22B-v0.1",
+}
 
 # Precision labels of the registry (bench/data/precisions.yaml) AIConfigurator can be told about. FP16, BF16
 # and NVIDIA's "Mixed" rows run 16-bit weights with a 16-bit KV cache (precisions.yaml); FP8 and FP4 rows use
@@ -209,13 +216,44 @@ def resolve_model(name: str) -> tuple[str, str, str]:
         return canonical, path, why
     if canonical in known:
         return canonical, canonical, _SAME
-    ours = sorted(m for m, (p, _) in MODELS.items() if p in known)
+    if canonical in BUNDLED and (folder := bundled_model_dir(BUNDLED[canonical])) is not None:
+        why = f"AIConfigurator's bundled {BUNDLED[canonical]}_config.json (not in its supported-model list)"
+        return canonical, str(folder), why
+    ours = sorted([m for m, (p, _) in MODELS.items() if p in known] + list(BUNDLED))
     raise UserError(
         f"model {name!r}: AIConfigurator {versions()[0]} does not know it; supported models: "
         + ", ".join(ours)
         + "; AIConfigurator's own: "
         + ", ".join(sorted(known))
     )
+
+
+@functools.cache
+def bundled_model_dir(stem: str) -> Path | None:
+    """A folder holding AIConfigurator's bundled ``<stem>_config.json`` as config.json (made once, in the
+    user's cache folder), or None when the installed AIConfigurator does not bundle it."""
+    from importlib import resources
+
+    source = resources.files("aiconfigurator_core") / "model_configs" / f"{stem}_config.json"
+    if not source.is_file():
+        return None
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    folder = base / "llmbench" / f"aiconfigurator-{versions()[1]}" / stem
+    target = folder / "config.json"
+    text = source.read_text(encoding="utf-8")
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".config.json.{os.getpid()}.tmp"
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(target)  # atomic: parallel workers never read half a file
+    return folder
+
+
+def is_moe(model: str) -> bool:
+    """Whether a registry model routes tokens to experts (the registry's ``experts``)."""
+    from bench.contract import registry
+
+    return bool(registry.models().get(model).experts)
 
 
 def resolve_precision(name: str) -> str:
@@ -227,11 +265,9 @@ def resolve_precision(name: str) -> str:
     return name
 
 
-def _is_moe(model_path: str) -> bool:
-    return any(k in model_path for k in ("Mixtral", "DeepSeek", "A22B", "A3B", "Llama-4", "gpt-oss"))
-
-
-def quant_modes(precision: str, model_path: str, system: str) -> tuple[dict[str, str], dict[str, str]]:
+def quant_modes(
+    precision: str, model_path: str, system: str, moe: bool
+) -> tuple[dict[str, str], dict[str, str]]:
     """AIConfigurator's quant modes for a precision label, and the mapping choices made (why each)."""
     mla = "DeepSeek" in model_path
     why: dict[str, str] = {}
@@ -255,16 +291,16 @@ def quant_modes(precision: str, model_path: str, system: str) -> tuple[dict[str,
         why["moe_kernel"] = (
             "W4A8_MXFP4_MXFP8 (TensorRT-LLM's MoE on SM100)" if blackwell else "W4A16 MXFP4 (Hopper)"
         )
-    if not _is_moe(model_path):
+    if not moe:
         del q["moe"]
     return q, why
 
 
-def parallel_args(c: Config, model_path: str) -> tuple[dict[str, int], dict[str, str]]:
+def parallel_args(c: Config, moe: bool) -> tuple[dict[str, int], dict[str, str]]:
     """tp/pp/attention-DP/MoE sizes for AIConfigurator, and the assumptions made where the run is silent."""
     why: dict[str, str] = {}
     args = {"tp_size": c.tp, "pp_size": c.pp, "attention_dp_size": 1}
-    if not _is_moe(model_path):
+    if not moe:
         return args, why
     if c.attention_dp:
         # TensorRT-LLM's attention DP: each of the tp ranks holds whole attention; the MoE spans all tp ranks.
@@ -322,8 +358,9 @@ def point_args(
     """The exact keyword arguments for ``cli_estimate`` and the mapping choices behind them."""
     _, system = resolve_gpu(c.gpu)
     _, model_path, model_why = resolve_model(c.model)
-    q, q_why = quant_modes(c.precision, model_path, system)
-    par, par_why = parallel_args(c, model_path)
+    moe = is_moe(c.model)
+    q, q_why = quant_modes(c.precision, model_path, system, moe)
+    par, par_why = parallel_args(c, moe)
     args: dict[str, Any] = {
         "model_path": model_path,
         "system_name": system,
@@ -337,7 +374,8 @@ def point_args(
         **par,
         **{f"{k}_quant_mode": v for k, v in q.items()},
     }
-    mapping = {"model_config": model_path, "model_config_why": model_why, **q_why, **par_why}
+    config = BUNDLED.get(c.model, model_path)  # never a machine's own folder: the bundled config's name
+    mapping = {"model_config": config, "model_config_why": model_why, **q_why, **par_why}
     return args, mapping
 
 

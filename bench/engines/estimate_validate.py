@@ -144,8 +144,9 @@ def pair(c: Candidate, out: dict[str, Any]) -> dict[str, Any] | None:
     s, fid = out["settings"], out["fidelity"]
     return {
         "file": c.file, "run": c.run, "publisher": c.publisher, "release": c.release, "gpu": c.gpu,
-        "model": c.model, "model_config": s["model_path"], "precision": c.precision, "tp": c.tp, "pp": c.pp,
-        "ep": c.ep, "attention_dp": c.attention_dp, "isl": c.isl, "osl": c.osl, "concurrency": c.concurrency,
+        "model": c.model, "model_config": out["mapping"]["model_config"], "precision": c.precision,
+        "tp": c.tp, "pp": c.pp, "ep": c.ep, "attention_dp": c.attention_dp, "isl": c.isl, "osl": c.osl,
+        "concurrency": c.concurrency,
         "metric": c.metric, "published": c.published, "estimate": value, "error": value / c.published - 1,
         "batch_size": s["batch_size"], "ctx_tokens": s["ctx_tokens"],
         "ops_silicon": fid.get("ops_silicon", 0), "ops_empirical": fid.get("ops_empirical", 0),
