@@ -15,7 +15,9 @@ Two kinds of estimate, as trtllm-bench runs them:
   what the real tool measures on the node, so the search walks the capacities the heuristic can see (64 ..
   4096 requests), each giving one (batch, tokens) pair, drops the points AIConfigurator reports as out of
   memory or beyond the KV cache (the real runtime could not hold that batch), and keeps the highest
-  tokens/s/GPU. A run that states its own ``max_batch_size``/``max_num_tokens`` is estimated at those.
+  tokens/s/GPU. When no such point fits (a KV cache holding fewer than 64 requests: long sequences, a large
+  model on few GPUs), the runtime admits only what the cache holds: batches 32 .. 1 are tried instead.
+  A run that states its own ``max_batch_size``/``max_num_tokens`` is estimated at those.
 - **latency** (a concurrency): batch size = concurrency; ``max_num_tokens`` from the run, else the same
   heuristic with a KV cache that holds every request (recorded in the mapping).
 
@@ -43,7 +45,7 @@ from typing import Any
 from bench.errors import UserError
 
 ESTIMATOR = "aiconfigurator"
-SEARCH_VERSION = 1  # part of every cache key: bump when the search or the mapping below changes
+SEARCH_VERSION = 2  # part of every cache key: bump when the search or the mapping below changes
 INSTALL_HINT = "pip install -e '.[estimate]' (AIConfigurator, PyPI aiconfigurator)"
 
 # Registry GPU name -> AIConfigurator system. Only GPUs whose system file describes the same part (memory,
@@ -465,6 +467,27 @@ def solve(task: Task, perf_version: str) -> dict[str, Any]:
             + ", ".join(f"{b}/{t}" for b, t in candidates)
             + " batch/tokens); out-of-memory and beyond-KV-cache points dropped"
         )
+    best, dropped = _best(c, perf_version, candidates)
+    if best is None and len(candidates) > 1:
+        # The KV cache holds fewer than 64 requests (long sequences, a large model on few GPUs):
+        # trtllm-bench still sets max_batch_size 64, and the runtime admits only what the cache holds.
+        small = [(b, finetune_setting(b, c.isl, c.osl, c.pp)[1]) for b in SMALL_BATCHES]
+        best, more = _best(c, perf_version, small)
+        dropped += more
+        how += "; none fitted, so the runtime's KV-limited batches " + ", ".join(str(b) for b, _ in small)
+    if best is None:
+        return {"error": "no point fits: " + "; ".join(dropped[-2:])}
+    best["search"] = how + (f"; {len(dropped)} dropped" if dropped else "")
+    return best
+
+
+SMALL_BATCHES = (32, 16, 8, 4, 2, 1)
+
+
+def _best(
+    c: Config, perf_version: str, candidates: list[tuple[int, int]]
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """The candidate (batch, tokens) with the highest tokens/s/GPU that fits, and why the others did not."""
     best: dict[str, Any] | None = None
     dropped: list[str] = []
     for batch, tokens in candidates:
@@ -475,10 +498,7 @@ def solve(task: Task, perf_version: str) -> dict[str, Any]:
             continue
         if best is None or out["tokens_per_s_per_gpu"] > best["tokens_per_s_per_gpu"]:
             best = {**out, "settings": args, "mapping": mapping}
-    if best is None:
-        return {"error": "no point fits: " + "; ".join(dropped[-2:])}
-    best["search"] = how + (f"; {len(dropped)} dropped" if dropped else "")
-    return best
+    return best, dropped
 
 
 def _solve_one(item: tuple[Task, str]) -> dict[str, Any]:

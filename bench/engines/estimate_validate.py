@@ -182,11 +182,23 @@ def validate(
             continue
         row = pair(c, outs[c.task])
         if row is None:
-            why = outs[c.task].get("error", "no published figure")
-            skipped[f"estimator: {why.split(':')[0]}: {why.split(':', 1)[-1].strip()[:90]}"] += 1
+            skipped[_estimator_reason(outs[c.task].get("error", "no published figure"))] += 1
         else:
             pairs.append(row)
     return Validation(pairs, skipped, len(set(tasks)), time.perf_counter() - t0)
+
+
+def _estimator_reason(error: str) -> str:
+    """The class of an estimator error, for the table of runs not paired (the pairs file has each one)."""
+    if "OOM" in error:
+        return (
+            "estimator: the model does not fit in GPU memory by AIConfigurator's memory model, at any point"
+        )
+    if "MoE data missing" in error:
+        return "estimator: AIConfigurator has no MoE kernel data for this quantisation and MoE TP/EP"
+    if "Invalid quantized MoE configuration" in error:
+        return "estimator: quantised MoE slices not a multiple of the quantisation block at this MoE TP"
+    return "estimator: " + error.replace("no point fits: ", "")[:100]
 
 
 # --- The report ---------------------------------------------------------------------------------------
@@ -217,12 +229,20 @@ GROUPS = {
     "Precision": "precision",
     "Workload (ISL/OSL)": "workload",
     "Release": "release",
+    "Dense or MoE": "moe",
+    "GPUs of the run (TP × PP)": "gpus",
     "Metric": "metric",
 }
 
 
 def _key(row: dict[str, Any], col: str) -> str:
-    return f"{row['isl']}/{row['osl']}" if col == "workload" else str(row[col])
+    if col == "workload":
+        return f"{row['isl']}/{row['osl']}"
+    if col == "moe":
+        return "MoE" if est.is_moe(row["model"]) else "dense"
+    if col == "gpus":
+        return str(row["tp"] * row["pp"])
+    return str(row[col])
 
 
 def _table(title: str, groups: dict[str, list[float]]) -> list[str]:
