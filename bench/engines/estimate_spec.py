@@ -129,7 +129,6 @@ _ENGINES = {"trtllm": "tensorrt-llm", "vllm": "vllm", "sglang": "sglang"}
 
 def _run(task: est.Task, out: dict[str, Any]) -> dict[str, Any]:
     c, s = task.config, out["settings"]
-    gpus = c.tp * c.pp
     metrics: dict[str, Any] = {
         "output_tokens_per_s": out["tokens_per_s"],
         "output_tokens_per_s_per_gpu": out["tokens_per_s_per_gpu"],
@@ -138,7 +137,6 @@ def _run(task: est.Task, out: dict[str, Any]) -> dict[str, Any]:
         "tpot_ms": {"avg": out["tpot_ms"]},
         "request_latency_ms": {"avg": out["request_latency_ms"]},
     }
-    assert abs(out["tokens_per_s"] - out["tokens_per_s_per_gpu"] * gpus) <= 1e-6 * out["tokens_per_s"] + 1e-9
     par: dict[str, Any] = {"tp": c.tp, "pp": c.pp, "attention_dp": c.attention_dp}
     if c.ep is not None:
         par["ep"] = c.ep
