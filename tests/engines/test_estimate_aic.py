@@ -275,3 +275,25 @@ def test_the_cli_refuses_a_bad_spec_with_exit_1(tmp_path: Path) -> None:
     assert r.exit_code == 1
     assert "bad.yaml:4: workloads" in r.output  # file, line and field
     assert not (tmp_path / "o").exists()
+
+
+def test_a_rerun_computes_only_what_changed(tmp_path: Path) -> None:
+    """The cache is keyed by the inputs: a second run with one more workload adds exactly its estimates,
+    and the estimates already made come back unchanged."""
+    cache_file = tmp_path / "cache.jsonl"
+    spec = tmp_path / "spec.yaml"
+    base = (
+        "systems: [H200 SXM 141GB]\nmodels: [meta-llama/Llama-3.1-8B-Instruct]\nprecisions: [FP8]\n"
+        "concurrency: [1, 8]\n"
+    )
+    spec.write_text(base + "workloads: [{isl: 128, osl: 128}]\n", encoding="utf-8")
+    first, _ = estimate_spec.run_spec(spec, tmp_path / "a", est.Cache(cache_file), workers=1)
+    lines = cache_file.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2  # two concurrencies, one workload
+    spec.write_text(base + "workloads: [{isl: 128, osl: 128}, {isl: 256, osl: 64}]\n", encoding="utf-8")
+    second, _ = estimate_spec.run_spec(spec, tmp_path / "b", est.Cache(cache_file), workers=1)
+    assert cache_file.read_text(encoding="utf-8").splitlines()[:2] == lines  # appended, nothing recomputed
+    assert len(cache_file.read_text(encoding="utf-8").splitlines()) == 4
+    old = yaml.safe_load(first[0].read_text(encoding="utf-8"))["runs"]
+    new = yaml.safe_load(second[0].read_text(encoding="utf-8"))["runs"]
+    assert [r["metrics"] for r in new if r["workload"]["isl"] == 128] == [r["metrics"] for r in old]

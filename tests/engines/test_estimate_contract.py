@@ -152,3 +152,29 @@ def test_site_ingest_skips_modelled_files_with_one_log_line(
     with duckdb.connect(str(tmp_path / "db.duckdb"), read_only=True) as con:
         kinds = con.execute("SELECT DISTINCT source_kind FROM runs").fetchall()
     assert kinds == [("published",)]
+
+
+def test_error_summary_matches_numpy_percentiles() -> None:
+    """median/p10/p90 are numpy's default (linear) percentiles; the shares count |error| <= 10 % / 25 %."""
+    import numpy as np
+
+    from bench.engines.estimate_validate import summary
+
+    errors = [-0.5, -0.2, -0.1, 0.0, 0.05, 0.1, 0.24, 0.3, 0.9, -0.26, 0.11]
+    s = summary(errors)
+    for key, q in (("median", 50), ("p10", 10), ("p90", 90)):
+        assert s[key] == pytest.approx(float(np.percentile(errors, q)))
+    assert s["within10"] == pytest.approx(4 / 11)  # -0.1, 0.0, 0.05, 0.1
+    assert s["within25"] == pytest.approx(7 / 11)  # those and -0.2, 0.24, 0.11
+
+
+def test_the_writer_never_overwrites_a_file_it_did_not_write(tmp_path: Path) -> None:
+    from bench.engines.estimate_spec import write
+    from bench.errors import UserError
+
+    theirs = tmp_path / "h200.yaml"
+    theirs.write_text("someone else's file\n", encoding="utf-8")
+    with pytest.raises(UserError, match="was not written by llmbench estimate"):
+        write({"h200.yaml": _modelled(), "other.yaml": _modelled()}, tmp_path)
+    assert theirs.read_text(encoding="utf-8") == "someone else's file\n"
+    assert not (tmp_path / "other.yaml").exists()  # nothing written at all
