@@ -83,6 +83,7 @@ def load_spec(path: Path) -> Spec:
 
 def check_names(spec: Spec) -> dict[str, Any]:
     """Every system, model, precision and backend resolved, or one UserError with the supported lists."""
+    est.versions()  # not installed: one clear error with the install hint, not one per name
     problems = []
     gpus, models = [], []
     for s in spec.systems:

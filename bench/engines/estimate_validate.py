@@ -169,6 +169,7 @@ def validate(
     """Pair every modellable run with its estimate (the first ``limit`` candidates when given)."""
     import time
 
+    est.versions()  # not installed: one clear error, not every run left out with the install hint
     t0 = time.perf_counter()
     cands = list(candidates(results))
     if limit is not None:
