@@ -187,6 +187,26 @@ HAND_PAIRS: list[tuple[str, int, tuple[Any, ...]]] = [
         ),
     ),
 ]
+HAND_PAIRS.append(
+    (
+        "nvidia/trtllm-0.17/h200-sxm-141gb--mixtral-8x7b-v0.1--fp8.yaml",
+        1,
+        # MoE row with no EP: TensorRT-LLM's default (MoE TP = TP, EP 1) is what AIConfigurator is told
+        (
+            "H200 SXM 141GB",
+            "mistralai/Mixtral-8x7B-v0.1",
+            "FP8",
+            1,
+            1,
+            None,
+            False,
+            128,
+            2048,
+            None,
+            15095.21,
+        ),
+    )
+)
 # Runs read by hand that must not be paired, and the word the reason names.
 HAND_UNPAIRED = [
     ("nvidia/trtllm-0.12.0/h100-sxm-80gb--mistral-7b-v0.1--mixed.yaml", 0, "model"),
@@ -229,6 +249,8 @@ def test_the_validation_join_pairs_each_run_with_exactly_its_configuration(
     assert (args["isl"], args["osl"]) == (isl, osl)
     if ep is not None:
         assert args["moe_ep_size"] == ep and args["moe_tp_size"] * ep == tp
+    elif est.is_moe(model):
+        assert (args["moe_tp_size"], args["moe_ep_size"]) == (tp, 1)
 
 
 @pytest.mark.parametrize(("file", "run", "word"), HAND_UNPAIRED)
