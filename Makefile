@@ -2,8 +2,8 @@
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
-# STAMP: llmbench itself, enough to build and serve the site; TSTAMP: + pytest, playwright, ruff and
-# CPU torch + transformers for the engine tests.
+# STAMP: llmbench itself, enough to build and serve the site; TSTAMP: + pytest, playwright, ruff,
+# CPU torch + transformers for the engine tests and AIConfigurator for the estimate tests.
 STAMP   := $(VENV)/.installed
 TSTAMP  := $(VENV)/.installed-test
 RESULTS := results
@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 $(TSTAMP): $(STAMP)
-	@echo "[test] installing the test tools (pytest, playwright, ruff, check-jsonschema, CPU torch, transformers)"
+	@echo "[test] installing the test tools (pytest, playwright, ruff, check-jsonschema, CPU torch, transformers, aiconfigurator)"
 	@$(BIN)/pip install -q -e '.[test]'
 	@touch $@
 

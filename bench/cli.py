@@ -400,6 +400,54 @@ def schema_cmd(
     err.print(f"[green]wrote[/green] {path}")
 
 
+# --- estimate (issue 28: AIConfigurator's performance model; optional extra `.[estimate]`) ------------
+ESTIMATE_CACHE = typer.Option(
+    Path("build/estimate-cache.jsonl"),
+    "--cache",
+    help="Estimates by their inputs (a rerun computes only what changed).",
+)
+ESTIMATE_WORKERS = typer.Option(None, "--workers", min=1, help="Processes (default: every core).")
+
+
+@command("estimate")
+def estimate_cmd(
+    spec: Path = typer.Argument(..., exists=True, dir_okay=False, help="Estimate spec (YAML)."),
+    out: Path = typer.Option(..., "--out", help="Folder for the modelled result files (not results/)."),
+    cache: Path = ESTIMATE_CACHE,
+    workers: int = ESTIMATE_WORKERS,
+) -> None:
+    """Estimate a grid with AIConfigurator and write `source.kind: modelled` result files to --out."""
+    from bench.engines.estimate import Cache
+    from bench.engines.estimate_spec import run_spec
+
+    written, skipped = run_spec(spec, out, Cache(cache), workers)
+    for line in skipped:
+        err.print(f"[yellow]not modelled[/yellow] {escape(printable(line))}")
+    for path in written:
+        err.print(f"[green]wrote[/green] {path}")
+    if not written:
+        raise UserError("no combination of the spec could be modelled; nothing written")
+
+
+@command("estimate-validate")
+def estimate_validate_cmd(
+    out: Path = typer.Option(..., "--out", help="Folder for report.md, pairs.csv and pairs.parquet."),
+    results_dir: Path = RESULTS_DIR,
+    cache: Path = ESTIMATE_CACHE,
+    workers: int = ESTIMATE_WORKERS,
+    limit: int = typer.Option(None, "--limit", min=1, help="Only the first N runs (a quick subset)."),
+) -> None:
+    """Pair every modellable run of results/ with AIConfigurator's estimate and report the error."""
+    from bench.engines.estimate import Cache
+    from bench.engines.estimate_validate import validate, write_report
+
+    v = validate(results_dir, Cache(cache), workers, limit)
+    subset = f"the first {limit} runs of {results_dir} (--limit)" if limit else None
+    for path in write_report(v, out, subset):
+        err.print(f"[green]wrote[/green] {path}")
+    err.print(f"{len(v.pairs)} pairs, {sum(v.skipped.values())} runs not paired, {v.seconds:.1f} s")
+
+
 # --- site (issue 3: comparison site) ---------------------------------------------------------------
 # The site commands live in site_gen/cli.py; this module is the only one that knows both packages.
 from site_gen.cli import app as site_app  # noqa: E402 - mounted here on purpose; imports only typer

@@ -27,6 +27,7 @@ import datetime as dt
 import errno
 import fcntl
 import json
+import logging
 import os
 import re
 import shutil
@@ -52,6 +53,8 @@ from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile, is
 from bench.errors import ProblemsError, UserError
 from site_gen import bound, mlperf_data
 from site_gen.dimensions import release_label
+
+log = logging.getLogger(__name__)
 
 DEFAULT_DB = Path("build/llmbench.duckdb")
 LOCK_TIMEOUT_S = 600.0  # an ingest takes seconds; a lock held this long belongs to a hung process
@@ -214,7 +217,12 @@ def _payload(data: dict[str, Any], file: str, ids: list[str]) -> Any:
     """
     if is_mlperf(data):
         return mlperf_data.rows(data, file, ids)
+    if data["submission"]["source"]["kind"] == "modelled":
+        return MODELLED  # estimates are not measurements: the site does not show them yet (issue 28)
     return file_values(data, file), run_columns(data, ids)
+
+
+MODELLED = "modelled"  # the payload of a skipped `source.kind: modelled` file
 
 
 # Runs per INSERT while the workers go on checking (bounds the parent's memory). Small, because the batch
@@ -323,6 +331,7 @@ def _ingest(results_dir: Path, db: Path) -> IngestReport:
     with closing(checked), DbWriter(db) as writer:
         pending: list[tuple[dict[str, Any], dict[str, list[Any]]]] = []
         mlperf_rows: list[dict[str, Any]] = []  # never in `runs` (MLCommons: no mixing)
+        modelled: list[str] = []  # checked like any file, never loaded
         failed = False
         for o in checked:
             outcomes.append(Outcome(o.file, o.problems, o.run_ids))  # keep ids, drop the columns
@@ -330,6 +339,8 @@ def _ingest(results_dir: Path, db: Path) -> IngestReport:
             failed = failed or bool(o.problems)
             if isinstance(o.payload, mlperf_data.MlperfRows):
                 mlperf_rows += o.payload.rows
+            elif o.payload == MODELLED:
+                modelled.append(o.file)
             elif o.payload and not failed:
                 pending.append(o.payload)
                 if sum(len(cols["run_id"]) for _, cols in pending) >= _BATCH_RUNS:
@@ -339,6 +350,13 @@ def _ingest(results_dir: Path, db: Path) -> IngestReport:
         if problems:
             # DbWriter deletes the new file
             raise ProblemsError(problems, "in results; database left unchanged")
+        if modelled:
+            log.warning(
+                "skipped %d modelled file(s) (source.kind: modelled, estimates such as %s): the site does "
+                "not show estimates as measurements",
+                len(modelled),
+                modelled[0],
+            )
         writer.use_all_cores()  # the workers are done: the rest is DuckDB's alone
         if pending:
             writer.add(arrow_tables(pending))

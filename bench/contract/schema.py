@@ -65,13 +65,68 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+# A setting or fact of an estimate: AIConfigurator's arguments and what it reported, as plain scalars.
+EstimateValue = str | int | float | bool | None
+
+
+class Estimator(_Strict):
+    """How a modelled file's figures were computed (``source.kind: modelled``): never a measurement."""
+
+    name: NonEmptyStr = Field(description="The performance model, e.g. aiconfigurator.")
+    version: Annotated[str, Field(pattern=r"^[0-9][0-9A-Za-z.+-]*$", max_length=50)] = Field(
+        description="The installed estimator's version (and its core's, in perf_data_versions' notes)."
+    )
+    perf_data_versions: dict[str, NonEmptyStr] = Field(
+        min_length=1,
+        description="Performance-data version per 'system/backend' the estimates read, e.g. "
+        "h200_sxm/trtllm: 1.3.0rc20.",
+    )
+    core_version: LineStr | None = Field(default=None, description="aiconfigurator-core's version.")
+
+
+class RunEstimate(_Strict):
+    """One modelled run: every setting passed to the estimator, its fidelity and the mapping choices."""
+
+    settings: dict[str, EstimateValue] = Field(
+        description="Every argument passed: batch size, context tokens, quant modes, estimate mode, ..."
+    )
+    fidelity: dict[str, EstimateValue] = Field(
+        description="What the estimator said of its own data: ops read from silicon, empirical or mixed "
+        "tables, low-fidelity fall-backs, MoE communication fall-backs, KV-cache warnings.",
+    )
+    mapping: dict[str, EstimateValue] = Field(
+        description="Choices made to describe the run to the estimator: the model config used, the MoE "
+        "kernel, expert and attention-DP parallelism where the run does not say.",
+    )
+    search: LineStr | None = Field(
+        default=None, description="How batch size and context tokens were chosen (max-throughput search)."
+    )
+
+
 class Source(_Strict):
-    kind: Literal["measured", "published"]
+    kind: Literal["measured", "published", "modelled"] = Field(
+        description="modelled: computed by a performance model (``estimator``), never measured."
+    )
     publisher: NonEmptyStr = Field(description="Short name of who produced the numbers, e.g. KISTI, NVIDIA.")
     title: NonEmptyStr = Field(description="Citation: the document, page or run that holds the numbers.")
     url: HttpUrl | None = None
     site_url: HttpUrl | None = None
     notes: str | None = Field(default=None, max_length=4000)
+    estimator: Estimator | None = Field(default=None, description="Required for, and only for, modelled.")
+
+    @model_validator(mode="after")
+    def _estimator_iff_modelled(self) -> Source:
+        _check_estimator(self.kind, self.estimator)
+        return self
+
+
+def _check_estimator(kind: str, estimator: object) -> None:
+    if kind == "modelled" and estimator is None:
+        raise ValueError(
+            "expected an estimator (name, version, perf_data_versions) for kind modelled, got none"
+        )
+    if kind != "modelled" and estimator is not None:
+        raise ValueError(f"expected no estimator for kind {kind} (only modelled files have one), got one")
 
 
 class Submission(_Strict):
@@ -228,6 +283,10 @@ class Run(_Strict):
         default=None, strict=False, description="When the run ended (ISO)."
     )
     command: str | None = Field(default=None, max_length=20000, description="Exact command that produced it.")
+    estimate: RunEstimate | None = Field(
+        default=None,
+        description="Modelled runs only: how the estimate was made (settings, fidelity, mapping).",
+    )
     notes: str | None = Field(
         default=None,
         max_length=4000,
@@ -246,6 +305,30 @@ class ResultFile(_Strict):
         description="Measured runs: GPU names, driver, CUDA, engine version, host, image digest.",
     )
     runs: list[Run] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _estimates_only_modelled(self) -> ResultFile:
+        _check_run_estimates(self.submission.source.kind, [r.estimate for r in self.runs])
+        return self
+
+
+def _check_run_estimates(kind: str, estimates: list[Any]) -> None:
+    for i, e in enumerate(estimates):
+        if (e is None) == (kind == "modelled"):
+            want = "an estimate record" if kind == "modelled" else "no estimate record"
+            raise ValueError(
+                f"expected {want} in runs.{i} of a {kind} file, got {'none' if e is None else 'one'}"
+            )
+
+
+def _check_source_dict(d: dict[str, Any]) -> dict[str, Any]:
+    _check_estimator(d["kind"], d["estimator"])
+    return d
+
+
+def _check_result_file_dict(d: dict[str, Any]) -> dict[str, Any]:
+    _check_run_estimates(d["submission"]["source"]["kind"], [r["estimate"] for r in d["runs"]])
+    return d
 
 
 # --- schema_version 2: MLPerf(R) Inference results ----------------------------------------------------------
@@ -391,6 +474,8 @@ def _check_workflow_dict(d: dict[str, Any]) -> dict[str, Any]:
 
 _DICT_CHECKS: dict[type[BaseModel], AfterValidator] = {
     Software: AfterValidator(_check_workflow_dict),
+    Source: AfterValidator(_check_source_dict),
+    ResultFile: AfterValidator(_check_result_file_dict),
     Metrics: AfterValidator(_check_throughput_dict),
     Parallelism: AfterValidator(_check_world_dict),
     MlperfHardware: AfterValidator(_check_mlperf_hardware_dict),
