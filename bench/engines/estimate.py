@@ -45,7 +45,7 @@ from typing import Any
 from bench.errors import UserError
 
 ESTIMATOR = "aiconfigurator"
-SEARCH_VERSION = 2  # part of every cache key: bump when the search or the mapping below changes
+SEARCH_VERSION = 3  # part of every cache key: bump when the search or the mapping below changes
 INSTALL_HINT = "pip install -e '.[estimate]' (AIConfigurator, PyPI aiconfigurator)"
 
 # Registry GPU name -> AIConfigurator system. Only GPUs whose system file describes the same part (memory,
@@ -408,7 +408,11 @@ def run_point(args: dict[str, Any]) -> dict[str, Any]:
     return {
         "tokens_per_s": float(r.tokens_per_second),
         "tokens_per_s_per_gpu": float(r.tokens_per_second_per_gpu),
-        "tokens_per_s_per_user": float(r.tokens_per_second_per_user),
+        # trtllm-bench's per-user figure (output_tokens_per_s_per_user, "Per User Output Throughput [w/
+        # ctx]") is each request's output tokens over its whole latency, TTFT included; AIConfigurator's
+        # own per-user figure is 1000/TPOT, trtllm-bench's "Per User Output Speed": kept apart
+        "tokens_per_s_per_user": float(args["osl"]) * 1000.0 / float(r.request_latency),
+        "output_speed_per_user": float(r.tokens_per_second_per_user),
         "ttft_ms": float(r.ttft),
         "tpot_ms": float(r.tpot),
         "request_latency_ms": float(r.request_latency),
