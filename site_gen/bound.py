@@ -188,7 +188,11 @@ _CONFIG_COLUMNS = (
 def bound_for_config(config: dict[str, Any], gpus: dict[str, Any], models: dict[str, Any]) -> Bound | None:
     """The bound for one distinct configuration row of the runs table (registries already loaded)."""
     g, arch = gpus[config["gpu"]], models[config["model"]]
-    figures = GpuFigures(g.memory_gb, g.hbm_bandwidth_tb_s, peak_tflops(g.tflops_dense, config["precision"]))
+    try:
+        peak = peak_tflops(g.tflops_dense, config["precision"])
+    except ValueError:  # the registry has no tensor figure for this GPU (Jetson; Arc at 16 bits): no bound
+        return None
+    figures = GpuFigures(g.memory_gb, g.hbm_bandwidth_tb_s, peak)
     run = RunShape(
         weight_precision=config["precision"],
         kv_bytes=memory.kv_dtype_bytes(config["kv_cache_dtype"], config["precision"]),

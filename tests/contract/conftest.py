@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from site_gen.load import ingest
+from tests.conftest import RESULTS
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
@@ -45,9 +46,9 @@ def results(tmp_path: Path, valid_text: str) -> Path:
 
 @pytest.fixture(scope="session")
 def real_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The DuckDB database built by ``ingest`` from the committed results/."""
+    """The DuckDB database built by ``ingest`` from the committed results/ (``RESULTS``)."""
     db = tmp_path_factory.mktemp("db") / "llmbench.duckdb"
-    ingest(ROOT / "results", db)
+    ingest(RESULTS, db)
     return db
 
 

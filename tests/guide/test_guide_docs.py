@@ -13,6 +13,7 @@ import yaml
 
 from bench.contract import registry
 from site_gen import bound, load, markers, memory, views
+from tests.conftest import RESULTS
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "guide"
@@ -35,7 +36,7 @@ def _flat(text: str) -> str:
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("guide") / "runs.duckdb"
-    load.ingest(ROOT / "results", path)
+    load.ingest(RESULTS, path)
     return path
 
 
