@@ -193,6 +193,7 @@ def test_the_guide_quotes_the_distribution_of_the_data(
 ) -> None:
     """The page's figures are stat markers, filled at build time with what the data says (computed here
     with numpy from every run's % of bound, not with the markers' SQL)."""
+    import markdown
     import numpy as np
 
     from site_gen import markers
@@ -210,11 +211,14 @@ def test_the_guide_quotes_the_distribution_of_the_data(
         ("08-speed-of-light.md", " results with a bound"),
         ("08-speed-of-light.ko.md", "개 결과"),
     ):
-        text = " ".join((ROOT / "docs" / "guide" / name).read_text(encoding="utf-8").split())
+        # markers are expanded in the page's HTML: a comment that starts a line would leave its paragraph
+        html = markdown.markdown((ROOT / "docs" / "guide" / name).read_text(encoding="utf-8"))
         page = markers.Page(site, "guide/08-speed-of-light.html")
-        out = page.expand(text)
+        out = " ".join(page.expand(html).split())
         assert page.errors == []
         got = [out.split(f'data-stat="{n}">')[1].split("<")[0] for n in
                ("bound-runs", "bound-median", "bound-p90", "bound-best", "bound-mixed-median")]  # fmt: skip
         assert got == want, name
         assert f'data-stat="bound-runs">{want[0]}</span>{lang_sep}' in out, name  # in its sentence
+        paragraph = next(p for p in out.split("<p>") if 'data-stat="bound-runs"' in p)
+        assert paragraph.count("data-stat=") == 5, name  # all five in one paragraph

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from bench.contract import registry
-from site_gen import bound, load, markers, memory, views
+from site_gen import bound, load, markers, memory, stats, views
 from tests.conftest import RESULTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -208,7 +208,9 @@ def test_every_marker_names_a_view_and_matches_runs(db: Path) -> None:
         for m in markers.MARKER.finditer(page.read_text(encoding="utf-8")):
             mk = markers.parse(m.group(1), m.group(2))
             found += 1
-            if mk.name:
+            if mk.kind == "stat":
+                assert mk.name in stats.STATS, (page.name, m.group(0))
+            elif mk.name:
                 views.get(mk.name)
             assert markers.mask(runs, mk.filters).any(), (page.name, m.group(0))
     assert found >= 8
