@@ -128,6 +128,10 @@ def _drop(d: dict, names: set[str]) -> None:
             del d[key]
         elif isinstance(d[key], dict):
             _drop(d[key], names)
+        elif isinstance(d[key], list):
+            for item in d[key]:
+                if isinstance(item, dict):
+                    _drop(item, names)
     metrics = d.get("metrics")
     if isinstance(metrics, dict) and len(metrics) > 1:
         for n in names & metric_names.keys():
