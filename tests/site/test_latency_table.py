@@ -29,8 +29,8 @@ def test_latency_columns_where_runs_have_them(real_site: Path, real_url: str, wa
     assert [row[col[c]] for c in LATENCY[1:]] == ["9.2", "7,377.7", "101.2", "110,894.3"]
     con = duckdb.connect(str(real_site / "llmbench.duckdb"), read_only=True)
     gpu = con.execute(
-        "SELECT gpu FROM runs GROUP BY gpu HAVING count(ttft_ms_avg) + count(tpot_ms_avg)"
-        " + count(request_latency_ms_avg) + count(output_tps_per_user) = 0"
+        "SELECT gpu FROM runs GROUP BY gpu HAVING count(concurrency) + count(ttft_ms_avg)"
+        " + count(tpot_ms_avg) + count(request_latency_ms_avg) + count(output_tps_per_user) = 0"
         " ORDER BY gpu = 'A100 SXM4 80GB' DESC"
     ).fetchone()
     con.close()
