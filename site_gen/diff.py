@@ -59,7 +59,8 @@ SHOWN = 50  # the most runs listed per section (a comment holds 65,536 character
 NEIGHBOURS = 3
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()|~!])")  # emphasis, code, links, images, table cells
-_MD_LEADING = re.compile(r"^(\d*)([#>+\-=.)])")  # a heading, quote, list or rule at a line's start
+_MD_LEADING = re.compile(r"^([#>+\-=])")  # a heading, quote, list or rule at a line's start
+_MD_ORDERED = re.compile(r"^(\d+)([.)])(?=\s|$)")  # "12. " starts an ordered list
 
 
 def md(value: object) -> str:
@@ -68,7 +69,7 @@ def md(value: object) -> str:
     text = " ".join(str(value).split())
     text = html.escape(text, quote=False).replace("@", "&#64;")
     text = _MD_SPECIAL.sub(r"\\\1", text)
-    return _MD_LEADING.sub(r"\1\\\2", text)
+    return _MD_ORDERED.sub(r"\1\\\2", _MD_LEADING.sub(r"\\\1", text))
 
 
 # ---- the two sides ----------------------------------------------------------------------------------

@@ -1,0 +1,189 @@
+"""``llmbench diff BASE HEAD`` on folders and on real git repositories made in tmp.
+
+Hand-worked bound (tests/guide/test_bound.py): Llama 3.1 8B FP16 on one H200 at 128/128, no request or
+concurrency limit, is bounded at 32,928 output tokens/s, so a run of 16,464 is at 50.0 % of it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import markdown
+import pytest
+
+from bench.cli import app
+from bench.contract.resultfile import write_file
+from site_gen import diff
+from tests.site.conftest import result, run, write_fixture_results
+
+L8 = "meta-llama/Llama-3.1-8B-Instruct"
+HOSTILE = "<img src=x onerror=alert(1)> *bold* [link](javascript:alert(3)) @octocat | cell"
+
+
+def _half_bound_file() -> object:
+    runs = [{"workload": {"isl": 128, "osl": 128}, "metrics": {"output_tokens_per_s": 16464.0}}]
+    return result("H200 SXM 141GB", L8, "FP16", "New Lab", "1.3.0", runs)
+
+
+def _git(repo: Path, *args: str) -> str:
+    env_args = ["-c", "user.email=t@example.org", "-c", "user.name=t", "-c", "commit.gpgsign=false"]
+    return subprocess.run(
+        ["git", *env_args, "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture
+def sides(tmp_path: Path) -> tuple[Path, Path]:
+    """BASE: the site fixture's 12 runs. HEAD: one file added (a run at half its bound), one figure
+    changed (A100 TP 4: 21,000 -> 22,000), one file removed (V100, 2 runs)."""
+    base, head = tmp_path / "base", tmp_path / "head"
+    write_fixture_results(base)
+    shutil.copytree(base, head)
+    write_file(_half_bound_file(), head / "c" / "new.yaml")
+    a100 = head / "a" / "20260115-a100.yaml"
+    a100.write_text(a100.read_text(encoding="utf-8").replace("21000.0", "22000.0"), encoding="utf-8")
+    (head / "b" / "20260115-v100.yaml").unlink()
+    return base, head
+
+
+def test_folders_report_files_runs_bound_and_pages(sides: tuple[Path, Path], tmp_path: Path) -> None:
+    base, head = sides
+    d = diff.compare(base, head, tmp_path / "work")
+    assert (d.files_added, d.files_changed, d.files_removed) == (
+        ["c/new.yaml"], ["a/20260115-a100.yaml"], ["b/20260115-v100.yaml"]
+    )  # fmt: skip
+    assert (len(d.added), len(d.changed), len(d.removed)) == (1, 1, 2)
+    assert d.added.iloc[0]["pct_of_bound"] == pytest.approx(50.0, abs=0.01)
+    assert d.changed.iloc[0]["output_tps"] == 22000.0
+    text = diff.render(d, "base", "head")
+    assert "Runs: 1 added, 1 changed, 2 removed (12 → 11)" in text
+    assert "| 16,464 | 50.0% |" in text
+    # nearest: the fixture's H200 FP16 128/128 TP 1 run (16,000 tok/s per GPU): 16,464 / 16,000 = 1.03
+    assert "H200 SXM 141GB tensorrt-llm 1.2.0 TP1: 16,000 (1.03×)" in text
+    assert "generated/gpus/h200-sxm-141gb.html" in text and "generated/gpus/v100-sxm2-32gb.html" in text
+    # a new best: no FP16 128/128 H200 run beat 16,000 before; the A100 TP 4 run is no best (7,000 at TP 1)
+    assert "- H200 SXM 141GB, Llama 3.1 8B, FP16, 128/128: 16,464 tok/s per GPU (was 16,000)" in text
+    assert (
+        "A100 SXM4 80GB, Llama 3.1 8B, FP16, 128/128: " not in text.split("### New bests")[1].split("###")[0]
+    )
+
+
+def test_git_refs_give_the_same_report_as_folders(sides: tuple[Path, Path], tmp_path: Path) -> None:
+    base, head = sides
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    shutil.copytree(base, repo / "results")
+    _git(repo, "add", "results")
+    _git(repo, "commit", "-qm", "base")
+    shutil.rmtree(repo / "results")
+    shutil.copytree(head, repo / "results")
+    _git(repo, "add", "-A", "results")
+    _git(repo, "commit", "-qm", "head")
+    from_git = diff.diff("main~1", "main", repo)
+    from_folders = diff.diff(str(base), str(head), repo)
+    assert from_git.split("\n", 1)[1] == from_folders.split("\n", 1)[1]  # all but the title line
+    assert "Runs: 1 added, 1 changed, 2 removed" in from_git
+    assert _git(repo, "status", "--porcelain") == ""  # the work tree untouched
+
+
+def test_a_ref_without_results_counts_every_run_as_added(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "README").write_text("x\n")
+    _git(repo, "add", "README")
+    _git(repo, "commit", "-qm", "empty")
+    write_fixture_results(repo / "results")
+    _git(repo, "add", "results")
+    _git(repo, "commit", "-qm", "results")
+    text = diff.diff("main~1", "main", repo)
+    assert "Runs: 12 added, 0 changed, 0 removed (0 → 12)" in text
+
+
+def test_a_bad_ref_is_an_error_naming_it(tmp_path: Path, runner) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    out = runner.invoke(app, ["diff", "no-such-ref", "main", "--repo", str(repo)])
+    assert out.exit_code == 1
+    assert "BASE 'no-such-ref': expected a results folder or a git ref" in out.output
+
+
+def test_output_is_a_new_file_and_an_existing_one_is_left_alone(
+    sides: tuple[Path, Path], tmp_path: Path, runner
+) -> None:
+    base, head = sides
+    out_file = tmp_path / "report.md"
+    done = runner.invoke(app, ["diff", str(base), str(head), "--output", str(out_file)])
+    assert done.exit_code == 0, done.output
+    assert out_file.read_text(encoding="utf-8").startswith("## llmbench diff")
+    out_file.write_text("mine\n")
+    again = runner.invoke(app, ["diff", str(base), str(head), "--output", str(out_file)])
+    assert again.exit_code == 1 and "expected a new file" in again.output
+    assert out_file.read_text() == "mine\n"
+
+
+def test_strings_from_result_files_render_as_text(tmp_path: Path) -> None:
+    """The report rendered by a real Markdown renderer: the hostile publisher and a warning's text come
+    out as text: no element, no link, no mention, the table's cells intact."""
+    base, head = tmp_path / "base", tmp_path / "head"
+    write_fixture_results(base)
+    shutil.copytree(base, head)
+    runs = [run(1, 128, 128, 1000.0)]
+    write_file(result("H100 SXM 80GB", L8, "FP8", HOSTILE, "1.3.0", runs), head / "x" / "hostile.yaml")
+    d = diff.compare(base, head, tmp_path / "work", warnings=lambda _: [("x/hostile.yaml", HOSTILE)])
+    text = diff.render(d, "main", HOSTILE)
+    rendered = markdown.markdown(text, extensions=["tables"])
+    assert "<img" not in rendered and "<a " not in rendered and "<em>" not in rendered
+    assert "@octocat" not in text and "&#64;octocat" in text
+    row = next(line for line in text.splitlines() if "H100 SXM 80GB" in line and line.startswith("| "))
+    assert row.count(" | ") == 5  # six cells: the '|' of the publisher is escaped
+
+
+def test_a_run_above_its_bound_is_a_warning_and_no_best(tmp_path: Path) -> None:
+    base, head = tmp_path / "base", tmp_path / "head"
+    write_fixture_results(base)
+    shutil.copytree(base, head)
+    runs = [run(1, 128, 128, 5e7)]  # 50 M tok/s on one H200: far above the bound (test_over_bound.py)
+    write_file(result("H200 SXM 141GB", L8, "FP8", "Claims Inc", "1.3.0", runs), head / "x" / "claim.yaml")
+    text = diff.render(diff.compare(base, head, tmp_path / "work"), "base", "head")
+    warnings = text.split("### Warnings")[1].split("###")[0]
+    assert (
+        "H200 SXM 141GB, Llama 3.1 8B, FP8, 128/128, TP1: " in warnings
+        and "physically impossible" in warnings
+    )
+    assert "None." in text.split("### New bests")[1].split("###")[0]
+
+
+def test_a_step_down_in_a_touched_configuration_is_listed(tmp_path: Path) -> None:
+    """Eight configurations over releases 0.11-0.14 that move by under 1 %, and in HEAD a ninth whose
+    0.12 and later figures are 30 % below its 0.11 one: that step is listed, the quiet ones are not."""
+    base, head = tmp_path / "base", tmp_path / "head"
+    wobble = (1.0, 1.004, 0.997, 1.002)
+    for k in range(8):
+        for i, version in enumerate(("0.11.0", "0.12.0", "0.13.0", "0.14.0")):
+            r = result(
+                "H100 SXM 80GB",
+                L8,
+                "FP8",
+                "Quiet",
+                version,
+                [run(1, 128, 128 * (k + 1), 1000 * wobble[(i + k) % 4])],
+            )
+            write_file(r, base / f"q{k}" / f"{version}.yaml")
+    shutil.copytree(base, head)
+    for version, tps in (("0.11.0", 2000.0), ("0.12.0", 1400.0), ("0.13.0", 1405.0), ("0.14.0", 1398.0)):
+        write_file(
+            result("GH200 96GB", L8, "FP8", "Steps", version, [run(1, 128, 2048, tps)]),
+            head / "s" / f"{version}.yaml",
+        )
+    text = diff.render(diff.compare(base, head, tmp_path / "work"), "base", "head")
+    section = text.split("### Steps down across releases")[1].split("###")[0]
+    assert (
+        "| GH200 96GB, Llama 3.1 8B, FP8, 128/2048, TP1 | Steps \\(tensorrt-llm\\) | 0.11.0 → 0.12.0 |"
+        in section
+    )
+    assert section.count("\n| ") == 2  # the head row and that one
