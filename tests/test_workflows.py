@@ -135,3 +135,29 @@ def test_every_python_setup_caches_pip_and_actions_are_at_their_current_major() 
                 assert current[action] == ref, (p.name, step["uses"])
                 if action == "actions/setup-python":
                     assert step["with"]["cache"] == "pip", p.name
+
+
+TEMPLATE = ROOT / ".github" / "workflow-templates" / "scheduled-sweep.yml"
+
+
+def test_the_scheduled_sweep_template_is_valid_audited_and_runs_the_script_on_a_gpu_runner() -> None:
+    assert check(TEMPLATE).returncode == 0
+    result = zizmor(TEMPLATE)
+    assert result.returncode == 0 and json.loads(result.stdout) == [], result.stdout + result.stderr
+    wf = yaml.load(TEMPLATE.read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    assert [c["cron"] for c in wf["on"]["schedule"]] and "workflow_dispatch" in wf["on"]
+    job = wf["jobs"]["sweep"]
+    assert job["runs-on"][0] == "self-hosted" and "gpu" in job["runs-on"]
+    assert wf["concurrency"]["cancel-in-progress"] == "false"
+    assert job["steps"][-1]["run"].startswith("scripts/scheduled-sweep.sh ")
+    assert (ROOT / "scripts" / "scheduled-sweep.sh").stat().st_mode & 0o111  # executable
+
+
+def test_the_scrontab_recipe_runs_the_script_weekly_with_slurm_options() -> None:
+    """scrontab(1): ``#SCRON`` lines give sbatch options for the next cron line (five time fields)."""
+    lines = (ROOT / "scripts" / "scheduled-sweep.scrontab").read_text(encoding="utf-8").splitlines()
+    options = [ln.split(None, 1)[1] for ln in lines if ln.startswith("#SCRON ")]
+    assert {o.split("=")[0] for o in options} >= {"--job-name", "--time", "--gres"}
+    (cron,) = [ln for ln in lines if ln and not ln.startswith("#")]
+    fields = cron.split(None, 5)
+    assert all(f == "*" or f.isdigit() for f in fields[:5]) and "scripts/scheduled-sweep.sh" in fields[5]
