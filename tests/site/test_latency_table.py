@@ -31,6 +31,7 @@ def test_latency_columns_where_runs_have_them(real_site: Path, real_url: str, wa
     gpu = con.execute(
         "SELECT gpu FROM runs GROUP BY gpu HAVING count(concurrency) + count(ttft_ms_avg)"
         " + count(tpot_ms_avg) + count(request_latency_ms_avg) + count(output_tps_per_user) = 0"
+        " AND count(*) > 1"  # a page of one run shows every column (nothing varies to hide them by)
         " ORDER BY gpu = 'A100 SXM4 80GB' DESC"
     ).fetchone()
     con.close()
