@@ -5,7 +5,7 @@ ingested with the real ``site_gen.load.ingest`` into a temporary folder (so each
 site's own, ``site_gen.bound``), then compared:
 
 - files added, changed and removed; runs added, changed (same file and configuration, other figures) and
-  removed;
+  removed (a file moved to another path: its runs count as removed and added);
 - each new or changed run with its % of bound and its nearest published neighbours in BASE (same model,
   precision and workload; the same GPU, engine and parallelism first);
 - the site pages it changes (GPU and model pages, the explorer, the latency page, the release history);
