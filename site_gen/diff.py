@@ -291,9 +291,7 @@ def _list(title: str, items: list[str]) -> list[str]:
 
 
 def _run_table(runs: pd.DataFrame, base: pd.DataFrame) -> list[str]:
-    head = (
-        "| Run | Source | Release | Output tok/s per GPU | % of bound | Nearest in BASE (tok/s per GPU) |"
-    )
+    head = "| Run | Source | Release | Output tok/s per GPU | % of bound | Nearest in BASE (tok/s per GPU) |"
     lines = [head, "|---|---|---|---:|---:|---|"]
     for _, r in runs.head(SHOWN).iterrows():
         near = neighbours(r, base)

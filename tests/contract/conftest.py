@@ -1,7 +1,7 @@
 """Results-store fixtures: a small valid result file, scratch results folders, the real database.
 
-``real_db`` is built once per session from the committed results/ (or ``$LLMBENCH_TEST_RESULTS``) with the real
-``ingest``; the bad-input tests use a scratch folder holding ``data/valid.yaml`` plus one bad file.
+``real_db`` is built once per session from the committed results/ (or ``$LLMBENCH_TEST_RESULTS``) with
+the real ``ingest``; the bad-input tests use a scratch folder holding ``data/valid.yaml`` plus one bad file.
 """
 
 from __future__ import annotations
