@@ -8,7 +8,8 @@ site's own, ``site_gen.bound``), then compared:
   removed (a file moved to another path: its runs count as removed and added);
 - each new or changed run with its % of bound and its nearest published neighbours in BASE (same model,
   precision and workload; the same GPU, engine and parallelism first);
-- the site pages it changes (GPU and model pages, the explorer, the latency page, the release history);
+- the charts and site pages it changes (``charts``: the views whose comparisons gain or lose a run; GPU
+  and model pages, the explorer, the latency page, the release history);
 - new bests (a GPU × model × precision × workload whose best output tokens/s per GPU rises);
 - warnings: runs above 100 % of their bound, and the per-run warnings of ``WarningsFn``;
 - steps down across releases (``site_gen.steps``) in the configurations the change touches.
@@ -259,6 +260,37 @@ def pages(d: Diff) -> list[str]:
     return out
 
 
+# The views whose charts a touched run enters, by what the run shares with others in HEAD: (view, the
+# columns two runs must share, the column that must take two values among them). A run alone in its group
+# changes no comparison chart; the explorer's own charts (runs-by-gpu, runs-by-tp) take every run.
+COMPARISONS = (
+    ("tp-scaling", ["gpu", "model_name", "precision", "workload"], "tp"),
+    ("precision-uplift", ["gpu", "model_name", "workload"], "precision"),
+    ("generational-uplift", ["model_name", "precision", "workload"], "gpu"),
+    ("engine-comparison", ["gpu", "model_name", "precision", "workload"], "engine"),
+    ("version-history", list(steps.KEY_COLUMNS), "engine_version"),
+)
+
+
+def charts(d: Diff) -> list[str]:
+    """The views whose charts the change alters (names of ``site_gen.views``), by the rules above."""
+    touched = pd.concat([d.added, d.changed, d.removed])
+    if touched.empty:
+        return []
+    out = ["runs-by-gpu", "runs-by-tp"]
+    if touched["pct_of_bound"].notna().any():
+        out.append("pct-of-bound")
+    if ((touched["output_tps_per_user"] > 0) & touched["output_tps_per_gpu"].notna()).any():
+        out += ["latency-pareto", "operating-points"]
+    both = pd.concat([d.head, d.base]) if not d.base.empty else d.head
+    for view, group, varies in COMPARISONS:
+        keys = touched[group].drop_duplicates()
+        counts = both.groupby(group, dropna=False)[varies].nunique().reset_index()
+        if not keys.merge(counts[counts[varies] > 1], on=group).empty:
+            out.append(view)
+    return out
+
+
 def step_rows(d: Diff) -> list[dict[str, object]]:
     """Steps down in HEAD's histories of the configurations the change touches."""
     touched = pd.concat([d.added, d.changed])
@@ -369,7 +401,9 @@ def render(d: Diff, base_label: str, head_label: str) -> str:
         ]
     else:
         out += ["None."]
-    out += ["", "### Pages this changes", ""]
+    out += ["", "### Charts and pages this changes", ""]
+    views = charts(d)
+    out += [f"Charts (views): {', '.join(f'`{v}`' for v in views)}.", ""] if views else []
     out += [f"- `{p}`" for p in pages(d)] or ["None."]
     return "\n".join(out) + "\n"
 

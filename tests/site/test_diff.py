@@ -63,6 +63,15 @@ def test_folders_report_files_runs_bound_and_pages(sides: tuple[Path, Path], tmp
     # nearest: the fixture's H200 FP16 128/128 TP 1 run (16,000 tok/s per GPU): 16,464 / 16,000 = 1.03
     assert "H200 SXM 141GB tensorrt-llm 1.2.0 TP1: 16,000 (1.03×)" in text
     assert "generated/gpus/h200-sxm-141gb.html" in text and "generated/gpus/v100-sxm2-32gb.html" in text
+    # A100 FP16 128/128 has TP 1, 2 and 4 (the changed run is TP 4): a TP-scaling chart changes; H200 and
+    # A100 share FP16 128/128: a generational one; the V100 (70B) leaves the 70B FP8/FP16 comparisons.
+    views = diff.charts(d)
+    assert {"runs-by-gpu", "tp-scaling", "generational-uplift", "pct-of-bound"} <= set(views)
+    assert "latency-pareto" not in views  # no run of the fixture has a per-user figure
+    from site_gen import views as registry
+
+    named = {name for name, _, _ in diff.COMPARISONS} | {"latency-pareto", "operating-points", "pct-of-bound"}
+    assert named | set(views) <= set(registry.all_views())  # every name is a real view
     # a new best: no FP16 128/128 H200 run beat 16,000 before; the A100 TP 4 run is no best (7,000 at TP 1)
     assert "- H200 SXM 141GB, Llama 3.1 8B, FP16, 128/128: 16,464 tok/s per GPU (was 16,000)" in text
     assert (
