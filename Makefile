@@ -3,7 +3,8 @@ PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 # STAMP: llmbench itself, enough to build and serve the site; TSTAMP: + pytest, playwright, ruff,
-# CPU torch + transformers for the engine tests and AIConfigurator for the estimate tests.
+# check-jsonschema, zizmor, CPU torch + transformers for the engine tests and AIConfigurator for the
+# estimate tests.
 STAMP   := $(VENV)/.installed
 TSTAMP  := $(VENV)/.installed-test
 RESULTS := results
@@ -24,9 +25,18 @@ $(STAMP): pyproject.toml
 	@$(BIN)/pip install -q -e .
 	@touch $@
 
+# torch for the engine tests: from PyTorch's CPU index when it answers (on PyPI, Linux torch is the
+# multi-GB CUDA build on most machines; pip prefers the index's 2.13.0+cpu); else from PyPI, said so.
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+
 $(TSTAMP): $(STAMP)
-	@echo "[test] installing the test tools (pytest, playwright, ruff, check-jsonschema, CPU torch, transformers, aiconfigurator)"
-	@$(BIN)/pip install -q -e '.[test]'
+	@if $(BIN)/python -c "import urllib.request as u; u.urlopen('$(TORCH_CPU_INDEX)/torch/', timeout=10)" 2>/dev/null; then \
+	  echo "[test] installing the test tools (pytest, playwright, ruff, check-jsonschema, zizmor, transformers, aiconfigurator) and CPU torch from $(TORCH_CPU_INDEX)"; \
+	  PIP_EXTRA_INDEX_URL=$(TORCH_CPU_INDEX) $(BIN)/pip install -q -e '.[test]'; \
+	else \
+	  echo "[test] installing the test tools; $(TORCH_CPU_INDEX) does not answer: torch from PyPI (the CPU wheel on some machines, a multi-GB CUDA build on others)"; \
+	  $(BIN)/pip install -q -e '.[test]'; \
+	fi
 	@touch $@
 
 venv: $(TSTAMP)  ## create .venv and install llmbench with its test tools
@@ -45,10 +55,10 @@ test: $(TSTAMP)  ## install system test deps (chromium, slurm, munge) when missi
 	$(BIN)/ruff check .
 	$(BIN)/pytest -q
 
-lint:  ## ruff lint + format check
+lint: $(TSTAMP)  ## ruff lint + format check
 	$(BIN)/ruff format --check . && $(BIN)/ruff check .
 
-format:  ## apply ruff formatting and safe fixes
+format: $(TSTAMP)  ## apply ruff formatting and safe fixes
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
 
 perf: $(TSTAMP)  ## benchmarks: throughput, memory, Lighthouse figures (not pass/fail tests)

@@ -448,6 +448,32 @@ def estimate_validate_cmd(
     err.print(f"{len(v.pairs)} pairs, {sum(v.skipped.values())} runs not paired, {v.seconds:.1f} s")
 
 
+# --- diff (issue 31: what a pull request to results/ changes) ---------------------------------------
+@command("diff")
+def diff_cmd(
+    base: str = typer.Argument(..., help="Results folder or git ref before the change (e.g. origin/main)."),
+    head: str = typer.Argument(..., help="Results folder or git ref after it (e.g. HEAD)."),
+    repo: Path = typer.Option(Path("."), "--repo", help="Git repository the refs name."),
+    results_path: str = typer.Option("results", "--results-path", help="The results folder inside a ref."),
+    output: Path = typer.Option(
+        None, "--output", help="Write the Markdown here (a new file) instead of stdout."
+    ),
+) -> None:
+    """Markdown report of a change to results/: files and runs, % of bound, neighbours, bests, steps."""
+    from site_gen.diff import diff
+
+    if output is not None and (output.exists() or output.is_symlink()):
+        raise UserError(f"--output {output}: expected a new file, got an existing path (left untouched)")
+    text = diff(base, head, repo, results_path)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from bench.contract.resultfile import write_text_atomic
+
+    write_text_atomic(output, text)
+    err.print(f"[green]wrote[/green] {output}")
+
+
 # --- site (issue 3: comparison site) ---------------------------------------------------------------
 # The site commands live in site_gen/cli.py; this module is the only one that knows both packages.
 from site_gen.cli import app as site_app  # noqa: E402 - mounted here on purpose; imports only typer

@@ -8,6 +8,10 @@ Markers (a writer needs no Python; values with spaces are quoted; repeat a key f
     <!-- explorer -->                                                  filter bar, charts, table, CSV
     <!-- explorer gpu="H200 SXM 141GB" -->                              the same, scoped to some runs
     <!-- figures -->                                                   headline figures of all runs
+    Across <!-- stat: bound-runs --> results ...                       one figure of the data, inline
+                                                                       (``site_gen.stats``)
+    <!-- regressions -->                                               steps down across releases
+                                                                       (``site_gen.steps``)
 
 Keys are filter dimensions (``site_gen.dimensions``); in ``chart``/``explorer`` they fix which runs are
 shown, in ``view`` they restrict the runs the filter bar can reach. Markers are expanded in the page's
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import posixpath
 import re
 import shlex
@@ -40,7 +45,9 @@ if TYPE_CHECKING:
 
     from site_gen.charts import ChartContext
 
-MARKER = re.compile(r"<!--\s*(chart|view|explorer|figures|runcard|compare)\b:?(.*?)-->", re.DOTALL)
+MARKER = re.compile(
+    r"<!--\s*(chart|view|explorer|figures|runcard|compare|stat|regressions)\b:?(.*?)-->", re.DOTALL
+)
 OPTIONS = ("height", "title")
 DATA_DIR = "assets/data"
 RUN_PAGE = "runs.html"  # docs/runs.md: the run card of any run, by its id after the '#'
@@ -65,7 +72,7 @@ def parse(kind: str, text: str) -> Marker:
     except ValueError as e:
         raise MarkerError(f"{kind} marker: {e}") from None
     name = None
-    if kind in ("chart", "view"):
+    if kind in ("chart", "view", "stat"):
         if not words or "=" in words[0]:
             raise MarkerError(f"{kind} marker: expected a view name first, e.g. <!-- {kind}: tp-scaling -->")
         name, words = words[0], words[1:]
@@ -215,7 +222,9 @@ class Page:
     def _prepare_data(self, markers: list[Marker]) -> None:
         """One data file for the page: the union of the runs its markers can show."""
         runs = self.site.runs
-        wanted = [mk.filters for mk in markers if mk.kind not in ("figures", "runcard")]
+        wanted = [
+            mk.filters for mk in markers if mk.kind not in ("figures", "runcard", "stat", "regressions")
+        ]
         if not wanted or runs.empty:
             return
         # Pages asking for the same runs (every view page wants all of them) share one file, encoded once.
@@ -390,6 +399,33 @@ class Page:
             repo=self.site.repo_url.rstrip("/"),
             branch=self.site.repo_branch,
             explorer=self._rel(self.root + "explorer.html"),
+        )
+
+    def _render_stat(self, mk: Marker) -> str:
+        from site_gen import stats
+
+        if mk.filters:
+            raise MarkerError(f"stat marker: takes a figure's name only, got {by_column(mk.filters)}")
+        name = mk.name or ""
+        figure = stats.value(name, self.site.db)  # raises UnknownStat (a KeyError) for a name it lacks
+        return f'<span class="lb-stat" data-stat="{html.escape(name)}">{html.escape(figure)}</span>'
+
+    def _render_regressions(self, mk: Marker) -> str:
+        from site_gen import steps
+
+        if mk.filters or self.site.db is None or not self.site.db.exists():
+            if mk.filters:
+                raise MarkerError("regressions marker: takes no filters")
+            return self.site.render("steps.html.j2", rows=[], histories=0, sigma="", min_steps=0)
+        hs = steps.histories(self.site.db)
+        sigma, found = steps.detect(hs)
+        rows = [steps.row(f) for f in found if f.step.ratio < 1]
+        return self.site.render(
+            "steps.html.j2",
+            rows=rows,
+            histories=f"{len(hs):,}",
+            sigma=f"{100 * (math.exp(sigma) - 1):.1f}%",
+            min_steps=f"{steps.MIN_STEPS:g}",
         )
 
     def _render_figures(self, mk: Marker) -> str:

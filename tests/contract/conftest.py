@@ -1,7 +1,7 @@
 """Results-store fixtures: a small valid result file, scratch results folders, the real database.
 
-``real_db`` is built once per session from the committed results/ (all 4,337 imported runs) with the real
-``ingest``; the bad-input tests use a scratch folder holding ``data/valid.yaml`` plus one bad file.
+``real_db`` is built once per session from the committed results/ (or ``$LLMBENCH_TEST_RESULTS``) with
+the real ``ingest``; the bad-input tests use a scratch folder holding ``data/valid.yaml`` plus one bad file.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from site_gen.load import ingest
+from tests.conftest import RESULTS
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
@@ -45,9 +46,9 @@ def results(tmp_path: Path, valid_text: str) -> Path:
 
 @pytest.fixture(scope="session")
 def real_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The DuckDB database built by ``ingest`` from the committed results/."""
+    """The DuckDB database built by ``ingest`` from the committed results/ (``RESULTS``)."""
     db = tmp_path_factory.mktemp("db") / "llmbench.duckdb"
-    ingest(ROOT / "results", db)
+    ingest(RESULTS, db)
     return db
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from site_gen import charts, load, queries, views
 from site_gen.charts import ChartContext
+from tests.conftest import RESULTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     db = tmp_path_factory.mktemp("views") / "runs.duckdb"
-    load.ingest(ROOT / "results", db)
+    load.ingest(RESULTS, db)
     return queries.site_runs(db)
 
 

@@ -1,0 +1,186 @@
+"""Steps across releases: where a configuration's throughput moved from one release to the next and stayed.
+
+The rule (after asv's step detection, ``asv/step_detect.py``: a piecewise-constant fit with a penalty per
+step, the penalty scaled by the noise; written here from that description, not from its code):
+
+1. A **history** is one configuration (publisher, GPU, model, precision, workload, parallelism,
+   concurrency, engine) across releases, in release order: one value per release, its best output
+   tokens/s per GPU. Only histories of two or more releases count.
+2. Values are compared as logarithms, so a step is a ratio (a 25 % drop is as large at 1,000 tokens/s as at
+   20,000).
+3. **Noise** ``sigma`` is estimated once from all histories together: the median absolute change between
+   consecutive releases, scaled to a standard deviation (x 1.4826 / √2). The median ignores the few real
+   steps; pooling is needed because most histories have 3 to 10 points. It is never below
+   ``MIN_SIGMA`` (1 %: figures are published to a few digits).
+4. Each history is fitted with the piecewise-constant function that minimises the sum of absolute
+   deviations from each segment's median plus ``PENALTY`` x sigma per step (solved exactly: histories are
+   short). A step must pay for itself: a lasting change of ``h`` over ``m`` releases saves about ``m·h``.
+5. A step is **reported** where the fitted levels on either side differ by more than ``MIN_STEPS``
+   standard errors, ``sigma x √(1/m1 + 1/m2)`` for segments of m1 and m2 releases (a lone last release
+   must move more than two segments of four); the least significant step is merged away first, and the
+   levels refitted, until every step left passes. A single noisy release that comes back does not pay
+   two steps' penalty and is not reported.
+
+A **regression** is a step down. No fixed ±N % threshold: the bar moves with the data's noise.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+PENALTY = 4.0  # per step, in units of sigma
+MIN_STEPS = 4.0  # a reported step exceeds this many standard errors (rule 5)
+MIN_SIGMA = 0.01  # log units (about 1 %)
+
+# A history's configuration: every column that tells two runs apart except the release.
+KEY_COLUMNS = (
+    "publisher", "engine", "gpu", "model_name", "precision", "workload", "tp", "pp", "ep", "attention_dp",
+    "concurrency",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int  # the first release of the new level (a position in the history)
+    before: float  # the fitted level before the step (the segment's median, not the log)
+    after: float
+
+    @property
+    def ratio(self) -> float:
+        return self.after / self.before
+
+
+@dataclass(frozen=True)
+class History:
+    key: tuple  # KEY_COLUMNS' values
+    releases: tuple[str, ...]
+    values: tuple[float, ...]
+
+    def label(self) -> dict[str, object]:
+        return dict(zip(KEY_COLUMNS, self.key, strict=True))
+
+
+@dataclass(frozen=True)
+class Found:
+    history: History
+    step: Step
+
+    @property
+    def before_release(self) -> str:
+        return self.history.releases[self.step.index - 1]
+
+    @property
+    def after_release(self) -> str:
+        return self.history.releases[self.step.index]
+
+
+def _l1_cost(y: Sequence[float]) -> float:
+    m = statistics.median(y)
+    return sum(abs(v - m) for v in y)
+
+
+def segments(y: Sequence[float], gamma: float) -> list[int]:
+    """The start of each segment after the first of the exact L1 piecewise-constant fit with ``gamma``
+    per step (dynamic programming over the last segment's start)."""
+    n = len(y)
+    best = [0.0] + [math.inf] * n  # best[j]: cost of y[:j]
+    start = [0] * (n + 1)
+    for j in range(1, n + 1):
+        for i in range(j):
+            c = best[i] + _l1_cost(y[i:j]) + (gamma if i > 0 else 0.0)
+            if c < best[j]:
+                best[j], start[j] = c, i
+    cuts, j = [], n
+    while j > 0:
+        if start[j] > 0:
+            cuts.append(start[j])
+        j = start[j]
+    return sorted(cuts)
+
+
+def noise(histories: Sequence[Sequence[float]]) -> float:
+    """Pooled per-point noise (log units) of the histories' values (rule 3)."""
+    diffs = [abs(math.log(b) - math.log(a)) for h in histories for a, b in itertools.pairwise(h) if a > 0 < b]
+    if not diffs:
+        return MIN_SIGMA
+    return max(MIN_SIGMA, 1.4826 * statistics.median(diffs) / math.sqrt(2))
+
+
+def steps(values: Sequence[float], sigma: float) -> list[Step]:
+    """The reported steps of one history (rules 4 and 5)."""
+    logs = [math.log(v) for v in values]
+    cuts = segments(logs, PENALTY * sigma)
+    while True:  # drop the least significant step until every one left is significant, then report them
+        bounds = [0, *cuts, len(logs)]
+        parts = [logs[a:b] for a, b in itertools.pairwise(bounds)]
+        levels = [statistics.median(p) for p in parts]
+        z = [
+            abs(levels[k + 1] - levels[k]) / (sigma * math.sqrt(1 / len(parts[k]) + 1 / len(parts[k + 1])))
+            for k in range(len(cuts))
+        ]
+        if not cuts or min(z) > MIN_STEPS:
+            break
+        del cuts[z.index(min(z))]
+    return [Step(cut, math.exp(levels[k]), math.exp(levels[k + 1])) for k, cut in enumerate(cuts)]
+
+
+def histories(db: Path) -> list[History]:
+    """Every configuration with two or more releases, from the site database (rule 1)."""
+    import duckdb
+
+    key = ", ".join(KEY_COLUMNS)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            f"SELECT {key}, engine_version, max(output_tps_per_gpu) AS v, min(version_key) AS vk FROM runs"
+            " WHERE output_tps_per_gpu > 0 AND erratum IS NULL"
+            f" GROUP BY ALL ORDER BY {key}, vk"
+        ).fetchall()
+    finally:
+        con.close()
+    grouped: dict[tuple, list[tuple[str, float]]] = {}
+    n = len(KEY_COLUMNS)
+    for r in rows:
+        grouped.setdefault(tuple(r[:n]), []).append((r[n], float(r[n + 1])))
+    return [
+        History(k, tuple(v for v, _ in pts), tuple(x for _, x in pts))
+        for k, pts in grouped.items()
+        if len(pts) > 1
+    ]
+
+
+def detect(hs: Sequence[History]) -> tuple[float, list[Found]]:
+    """(sigma, every reported step of every history), largest relative change first."""
+    sigma = noise([h.values for h in hs])
+    found = [Found(h, s) for h in hs for s in steps(h.values, sigma)]
+    return sigma, sorted(found, key=lambda f: abs(math.log(f.step.ratio)), reverse=True)
+
+
+def regressions(db: Path) -> tuple[float, list[Found]]:
+    """(sigma, the steps down) of the database's histories."""
+    sigma, found = detect(histories(db))
+    return sigma, [f for f in found if f.step.ratio < 1]
+
+
+def row(f: Found) -> dict[str, object]:
+    """One reported step as a table row (the release-history page, ``llmbench diff``): plain strings."""
+    k = f.history.label()
+    parallel = f"TP{k['tp']}" + (f" PP{k['pp']}" if k["pp"] and k["pp"] > 1 else "")
+    parallel += f" EP{k['ep']}" if k["ep"] and k["ep"] > 1 else ""
+    parts = [str(k["gpu"]), str(k["model_name"]), str(k["precision"]), str(k["workload"]), parallel]
+    if k["concurrency"]:
+        parts.append(f"concurrency {k['concurrency']}")
+    return {
+        "config": ", ".join(parts),
+        "source": f"{k['publisher']} ({k['engine']})",
+        "releases": f"{f.before_release} → {f.after_release}",
+        "before": f.step.before,
+        "after": f.step.after,
+        "change": 100 * (f.step.ratio - 1),
+        "key": f.history.key,
+    }
