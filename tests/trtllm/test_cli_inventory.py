@@ -22,7 +22,7 @@ from tests.sweep.helpers import merge, plan
 from tests.trtllm.clickparse import parse as _parse
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "bench" / "trtllm" / "extract_inventory.py"
+SCRIPT = ROOT / "scripts" / "extract_inventory.py"  # a maintainer's tool, not in the runtime package
 
 
 def _names(rel: str, command: str) -> set[str]:

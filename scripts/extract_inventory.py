@@ -607,7 +607,7 @@ def merge_trees(inv: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 def inventory(sources: list[Source]) -> dict[str, Any]:
     return {
-        "generated_by": "bench/trtllm/extract_inventory.py",
+        "generated_by": "scripts/extract_inventory.py",
         "releases": {s.release: release_inventory(s) for s in sources},
     }
 
