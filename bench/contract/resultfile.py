@@ -183,10 +183,13 @@ def _value_problem(text: str, data: dict[str, Any], name: str) -> Problem | None
     return None
 
 
-def parse(text: str, name: str) -> tuple[Any, Problem | None]:
+def parse(text: str, name: str, check_values: bool = True) -> tuple[Any, Problem | None]:
     """YAML text -> Python data, or a located syntax problem (duplicate keys and alias bombs included).
 
-    A UTF-8 byte-order mark is dropped; control characters other than TAB/CR/LF and YAML tags are refused.
+    A UTF-8 byte-order mark is dropped; control characters other than TAB/CR/LF, YAML tags and numbers
+    YAML readers disagree on are refused; with ``check_values`` also control characters and line
+    separators that only parsing makes (escapes), in any string (a caller with checks of its own per field,
+    like the sweep model, turns it off).
     """
     text = text.removeprefix(_BOM)
     problem = _control_problem(text, name) or _tag_problem(text, name) or _number_problem(text, name)
@@ -199,7 +202,7 @@ def parse(text: str, name: str) -> tuple[Any, Problem | None]:
     if not isinstance(data, dict):
         got = "an empty document" if data is None else type(data).__name__
         return None, Problem(name, 1, "", f"expected a mapping at the top (schema_version, ...), got {got}")
-    problem = _value_problem(text, data, name)
+    problem = _value_problem(text, data, name) if check_values else None
     return (None, problem) if problem else (data, None)
 
 
