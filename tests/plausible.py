@@ -3,8 +3,9 @@
 ``write_plausible(folder)`` writes one file per registry GPU (at least 25), cycling through every
 precision, engine and source kind, with odd workloads, every optional field left out of some files, and
 streaming runs both with and without per-user figures. Each throughput is a fraction (10-60 %) of the
-run's speed-of-light bound (``site_gen.bound``), so a file never trips a data-quality check; where a GPU
-has no tensor figures in the registry (no bound), it is a small absolute figure.
+run's speed-of-light bound (``site_gen.bound``), and a per-user figure about the total over the requests
+in flight, so a file never trips the data-quality gate; where a GPU has no tensor figures in the registry
+(no bound), it is a small absolute figure.
 
 Deterministic: the same ``seed`` writes the same files. ``python -m tests.plausible FOLDER`` writes them.
 """
@@ -108,15 +109,23 @@ def _run(
         run["workload"]["concurrency"] = 64
     if i % 3 == 1:  # streaming with latency and per-user figures (the Pareto view's points)
         run["workload"]["streaming"] = True
-        run["metrics"]["tpot_ms"] = {"avg": 12.5, "p99": 30.0}
+        # one user's rate (trtllm-bench's, TTFT included) is about the total over the 64 in flight, and
+        # below 1000 / TPOT (its decode speed): the data-quality gate refuses one above the total
+        user = round(total / 64 * rng.uniform(0.7, 1.0), 2)
+        tpot = round(1000 / (user * 1.25), 2)
+        run["metrics"]["tpot_ms"] = {"avg": tpot, "p99": round(tpot * 2.4, 2)}
         run["metrics"]["ttft_ms"] = {"avg": 150.0, "p50": 120.0}
-        run["metrics"]["output_tokens_per_s_per_user"] = round(1000 / 12.5, 2)
+        run["metrics"]["output_tokens_per_s_per_user"] = user
     elif i % 3 == 2:  # streaming with latency but no per-user figure: the schema allows it
         run["workload"]["streaming"] = True
         run["metrics"]["tpot_ms"] = {"p99": 45.0}
         run["metrics"]["request_latency_ms"] = {"avg": 9000.0}
     if i % 7 == 3:  # only a per-user figure: no all-GPU throughput at all
-        run["metrics"] = {"output_tokens_per_s_per_user": 55.5, "tpot_ms": {"avg": 18.0}}
+        user = round((b or 200.0 * tp) * rng.uniform(0.1, 0.6) / 64, 2)  # as if 64 were in flight
+        run["metrics"] = {
+            "output_tokens_per_s_per_user": user,
+            "tpot_ms": {"avg": round(1000 / (user * 1.25), 2)},
+        }
     return run
 
 
