@@ -38,6 +38,7 @@ from bench.contract import destinations
 from bench.errors import UserError
 
 GENERATED = "generated"  # the generated pages' folder in the site (docs/generated/ is never written)
+SOURCES_ENV = "LLMBENCH_SOURCES"  # read by the hooks: the results folder whose sources/ pages may count
 LOCK_TIMEOUT_S = 600.0  # a build takes seconds; a lock held this long belongs to a hung build
 
 
@@ -50,12 +51,15 @@ class BuildReport:
 
 
 @contextmanager
-def hook_env(db: Path, results: Path | None) -> Iterator[None]:
+def hook_env(db: Path, results: Path | None, sources: Path | None = None) -> Iterator[None]:
     """Point the MkDocs hooks at ``db`` (and ``results``, or none: use the database as it is) for the
-    duration of an in-process build; the previous environment is restored afterwards."""
+    duration of an in-process build; the previous environment is restored afterwards. ``sources``: the
+    results folder whose published tables (``sources/``) pages may count from when ``results`` is none
+    (a build from a snapshot still counts what the MLPerf table leaves out)."""
     values = {"LLMBENCH_DB": str(Path(db).resolve()), "LLMBENCH_RESULTS": str(results or "")}
     if results is not None:
         values["LLMBENCH_RESULTS"] = str(Path(results).resolve())
+    values[SOURCES_ENV] = str(Path(sources or results).resolve()) if (sources or results) else ""
     saved = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:
@@ -69,7 +73,12 @@ def hook_env(db: Path, results: Path | None) -> Iterator[None]:
 
 
 def render_site(
-    config_file: Path, site_dir: Path, db: Path, strict: bool = True, results: Path | None = None
+    config_file: Path,
+    site_dir: Path,
+    db: Path,
+    strict: bool = True,
+    results: Path | None = None,
+    sources: Path | None = None,
 ) -> int:
     """``mkdocs build`` in this process into a temporary folder, then swap it in as ``site_dir``.
 
@@ -87,7 +96,7 @@ def render_site(
             remove_leftovers(site_dir)
             tmp = _tmp_name(site_dir, "tmp")
             try:
-                with hook_env(db, results):
+                with hook_env(db, results, sources):
                     _mkdocs_build(config_file, tmp, strict)
                 pages = sum(1 for _ in (tmp / GENERATED).rglob("*.html"))
                 destinations.mark_site(tmp)
@@ -251,7 +260,7 @@ def build_site(
         report.runs, report.files = ingested.runs, ingested.files
         report.seconds["ingest"] = time.perf_counter() - t
         t = time.perf_counter()
-        report.pages = render_site(config_file, site_dir, snap, results=None)
+        report.pages = render_site(config_file, site_dir, snap, results=None, sources=results)
         report.seconds["generate+mkdocs"] = time.perf_counter() - t
     finally:
         snap.unlink(missing_ok=True)

@@ -51,6 +51,13 @@ GENERATED = "generated"
 SERVING = "LLMBENCH_SERVING"  # set by on_startup: "1" inside `mkdocs serve`
 
 
+def _sources_folder() -> Path | None:
+    """The results folder a build from a database snapshot names for its published tables (site_gen.build
+    sets it), so the MLPerf page counts what it leaves out of the CSV there too; None if unset."""
+    folder = os.environ.get("LLMBENCH_SOURCES")
+    return Path(folder) if folder else None
+
+
 def sources(config: Any) -> tuple[Path | None, Path]:
     """(results folder or None, database file) for this build."""
     root = Path(config["config_file_path"]).parent
@@ -208,7 +215,7 @@ def on_config(config: Any) -> Any:
     _generated = pages.pages(runs, queries.gpu_info(read), i18n.load(lang))
     # the MLPerf page reads its own table, never the runs (MLCommons: no mixing); its data file has its
     # own folder
-    _mlperf = mlperf_pages.build(read, _site.repo_url, _site.repo_branch, results)
+    _mlperf = mlperf_pages.build(read, _site.repo_url, _site.repo_branch, results or _sources_folder())
     _generated.append(_mlperf_page(config))
     return config
 
