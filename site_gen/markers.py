@@ -101,7 +101,7 @@ class Site:
     repo_url: str = ""  # mkdocs.yml repo_url: result files and "report a mistake" link there
     repo_branch: str = "main"
     templates: Any = None
-    files: dict[str, str] = field(default_factory=dict)  # data file name -> text, written after the build
+    files: dict[str, dataset.DataFile] = field(default_factory=dict)  # name -> data file, written after build
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
     lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles
 
@@ -224,9 +224,9 @@ class Page:
             union = mask(runs, wanted[0])
             for f in wanted[1:]:
                 union |= mask(runs, f)
-            key, text = dataset.data_file("runs", dataset.encode(runs[union].reset_index(drop=True)))
-            self.site.files[f"{key}.js"] = text
-            self.site.keys[cache_key] = key
+            data = dataset.frame_file("runs", runs[union].reset_index(drop=True))
+            self.site.files[f"{data.key}.js"] = data
+            self.site.keys[cache_key] = data.key
         self._key = self.site.keys[cache_key]
         self._src = self._rel(f"{DATA_DIR}/{self._key}.js")
 
@@ -375,12 +375,15 @@ class Page:
         from site_gen import queries
 
         if "runcard" not in self.site.keys:
-            details = queries.run_details(self.site.db) if self.site.db else None
-            if details is None or details.empty:
+            # every column of every run: streamed from DuckDB in batches, never one frame of it all
+            enc = dataset.Encoder()
+            for batch in queries.run_detail_batches(self.site.db) if self.site.db else ():
+                enc.add(batch)
+            if not enc.rows:
                 return self.site.render("empty.html.j2", message=self.site.cat.t("widgets.no_results"))
-            key, text = dataset.data_file("cards", dataset.encode(details))
-            self.site.files[f"{key}.js"] = text
-            self.site.keys["runcard"] = key
+            data = enc.finish("cards")
+            self.site.files[f"{data.key}.js"] = data
+            self.site.keys["runcard"] = data.key
         key = self.site.keys["runcard"]
         return self.site.render(
             "runcard.html.j2",
