@@ -2,7 +2,7 @@
 and 200,000; each set is generated, built with ``llmbench site build`` in a child process and measured:
 
 - build time, split as the command reports it (ingest, generate+mkdocs), and the whole command's wall time;
-- peak RSS of the whole process tree (psutil, sampled every 50 ms, summed over the command and its
+- peak RSS of the whole process tree (/proc, sampled every 100 ms, summed over the command and its
   children; ``ru_maxrss`` of the children as a cross-check);
 - the site's size, raw and gzip (level 6, what a static server sends), and its largest files.
 
@@ -119,26 +119,43 @@ def check_fast_results(scratch: Path, files: int = 30) -> None:
     shutil.rmtree(b)
 
 
+def _tree_rss(root: int) -> int:
+    """RSS bytes of ``root`` and all its descendants, from /proc (Linux; no psutil in the test tools)."""
+    parent: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            parent[int(d.name)], rss[int(d.name)] = int(fields[1]), int(fields[21]) * PAGE
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+    tree, todo = {root}, [root]
+    while todo:
+        pid = todo.pop()
+        kids = [p for p, pp in parent.items() if pp == pid and p not in tree]
+        tree.update(kids)
+        todo += kids
+    return sum(rss.get(p, 0) for p in tree)
+
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
 class TreePeak:
-    """Peak RSS summed over a process and its descendants, sampled from a thread."""
+    """Peak RSS summed over a process and its descendants, sampled from a thread every ``every`` s."""
 
-    def __init__(self, pid: int, every: float = 0.05) -> None:
-        import psutil
-
-        self.proc, self.every, self.peak = psutil.Process(pid), every, 0
+    def __init__(self, pid: int, every: float = 0.1) -> None:
+        self.pid, self.every, self.peak = pid, every, 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
         self._thread.start()
 
     def _poll(self) -> None:
-        import psutil
-
         while not self._stop.is_set():
-            try:
-                procs = [self.proc, *self.proc.children(recursive=True)]
-                self.peak = max(self.peak, sum(p.memory_info().rss for p in procs))
-            except psutil.Error:
-                pass
+            self.peak = max(self.peak, _tree_rss(self.pid))
             time.sleep(self.every)
 
     def stop(self) -> int:
