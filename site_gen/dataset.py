@@ -87,18 +87,20 @@ def _joined(strings: Any) -> bytes:
 
 
 def _int_text(values: Any, null: Any) -> bytes:
-    """Integers (numpy int array; ``null``: bool mask or None) as JSON numbers, ``null`` where masked."""
+    """Integers (numpy or pyarrow int array; ``null``: bool mask or None) as JSON numbers, ``null`` where
+    masked or null."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     strings = pc.cast(pa.array(values), pa.string())
     if null is not None and null.any():
         strings = pc.if_else(pa.array(null), "null", strings)
-    return _joined(strings)
+    return _joined(pc.fill_null(strings, "null"))
 
 
-def _float_text(series: pd.Series) -> bytes:
-    """Floats as ``_number`` rounds them and ``json.dumps`` writes them, ``null`` for NaN.
+def _float_text(a: Any) -> bytes:
+    """Floats (a numpy float64 array, NaN for missing) as ``_number`` rounds them and ``json.dumps``
+    writes them, ``null`` for NaN.
 
     ``round(v, 2)`` is the double nearest the exact value rounded to 2 decimals: ``k / 100`` with ``k``
     the nearest integer to ``v * 100``. Where ``v * 100`` (one rounding away from the exact product) is
@@ -109,21 +111,22 @@ def _float_text(series: pd.Series) -> bytes:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    a = series.to_numpy(dtype="float64", na_value=np.nan)
     nan = np.isnan(a)
+    if nan.all():  # a column no run of the batch has (latency of a published peak figure)
+        return b",".join([b"null"] * len(a))
     with np.errstate(invalid="ignore", over="ignore"):
         scaled = a * 100
         k = np.rint(scaled)
         tie = np.abs(scaled - np.floor(scaled) - 0.5) <= np.abs(scaled) * 2.0**-50 + 1e-9
         slow = ~nan & (~(np.abs(a) < _EXACT_BELOW) | tie)
     k = np.where(nan | slow, 0, k).astype(np.int64)
+    negative = k < 0
     magnitude = np.abs(k)
     strings = pc.binary_join_element_wise(
-        pa.array(np.where(k < 0, "-", "")),
-        pc.cast(pa.array(magnitude // 100), pa.string()),
-        pc.take(_fraction(), pa.array(magnitude % 100)),
-        "",
+        pc.cast(pa.array(magnitude // 100), pa.string()), pc.take(_fraction(), pa.array(magnitude % 100)), ""
     )
+    if negative.any():
+        strings = pc.if_else(pa.array(negative), pc.binary_join_element_wise("-", strings, ""), strings)
     if nan.any():
         strings = pc.if_else(pa.array(nan), "null", strings)
     if slow.any():
@@ -148,6 +151,7 @@ class _Column:
         self.index: dict[Any, int] = {}  # value -> code, for "dict"
 
     def add(self, series: pd.Series) -> None:
+        """A batch as a pandas Series: the types decide as in ``_column``."""
         import numpy as np
         import pandas as pd
 
@@ -157,14 +161,49 @@ class _Column:
             self._chunk("list", _int_text(values.astype(np.int64), null))
             return
         if pd.api.types.is_float_dtype(series):
-            self._chunk("list", _float_text(series))
+            self._chunk("list", _float_text(series.to_numpy(dtype="float64", na_value=np.nan)))
             return
         if pd.api.types.is_datetime64_any_dtype(series):
             series = series.dt.strftime("%Y-%m-%d")
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
-        remap = np.array([self.index.setdefault(u, len(self.index)) for u in uniques], dtype=np.int64)
+        self._codes(codes, uniques.tolist())  # tolist: Python objects at C speed (iterating Arrow is not)
+
+    def add_arrow(self, array: Any) -> None:
+        """A batch as a pyarrow array of a type ``arrow_types`` accepts: the same text as ``add`` gives
+        for DuckDB's pandas conversion of that column (ints and bools, floats, dates, strings)."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        t = array.type
+        if pa.types.is_boolean(t) or pa.types.is_integer(t):
+            self._chunk(
+                "list", _int_text(pc.cast(array, pa.int8()) if pa.types.is_boolean(t) else array, None)
+            )
+            return
+        if pa.types.is_floating(t):
+            self._chunk("list", _float_text(array.to_numpy(zero_copy_only=False).astype(np.float64)))
+            return
+        if pa.types.is_timestamp(t) or pa.types.is_date(t):
+            array = pc.strftime(array, "%Y-%m-%d")
+        if pa.types.is_null(t):  # a column of NULLs only
+            self._codes(np.full(len(array), -1, np.int64), [])
+            return
+        encoded = pc.dictionary_encode(array)  # codes in order of first appearance, as pd.factorize
+        codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        self._codes(codes, encoded.dictionary.to_pylist())
+
+    def _codes(self, codes: Any, values: list[Any]) -> None:
+        """A batch's dictionary codes (-1: missing) over ``values``, as codes of the whole column."""
+        import numpy as np
+
         null = codes < 0
-        codes = remap[np.where(null, 0, codes)] if len(remap) else np.zeros(len(codes), np.int64)
+        if self.index:  # a later batch: its codes become the codes of the values seen so far
+            index = self.index
+            remap = np.array([index.setdefault(u, len(index)) for u in values], dtype=np.int64)
+            codes = remap[np.where(null, 0, codes)] if len(remap) else np.zeros(len(codes), np.int64)
+        else:  # the first batch (the only one of a whole frame): its codes are the codes
+            self.index = dict(zip(values, range(len(values)), strict=True))
         self._chunk("dict", _int_text(codes, null if null.any() else None))
 
     def _chunk(self, kind: str, text: bytes) -> None:
@@ -204,14 +243,27 @@ class Encoder:
         self.rows = 0
         self.columns: dict[str, _Column] = {}
 
-    def add(self, df: pd.DataFrame) -> None:
+    def add(self, batch: Any) -> None:
+        """A batch: a pandas frame, or a pyarrow RecordBatch whose schema ``arrow_types`` accepts."""
+        if hasattr(batch, "schema"):
+            self._add_arrow(batch)
+            return
+        self._names(batch.columns)
+        for column, name in zip(self.columns.values(), batch.columns, strict=True):
+            column.add(batch[name])
+        self.rows += len(batch)
+
+    def _add_arrow(self, batch: Any) -> None:
+        self._names(batch.schema.names)
+        for column, array in zip(self.columns.values(), batch.columns, strict=True):
+            column.add_arrow(array)
+        self.rows += batch.num_rows
+
+    def _names(self, names: Any) -> None:
         if not self.columns:
-            self.columns = {str(c): _Column() for c in df.columns}
-        if [str(c) for c in df.columns] != list(self.columns):
+            self.columns = {str(c): _Column() for c in names}
+        if [str(c) for c in names] != list(self.columns):
             raise ValueError("every batch of a data file must have the same columns")
-        for name, column in zip(self.columns.values(), df.columns, strict=True):
-            name.add(df[column])
-        self.rows += len(df)
 
     def finish(self, stem: str) -> DataFile:
         body = [b'{"n":', str(self.rows).encode(), b',"columns":{']
@@ -224,6 +276,21 @@ class Encoder:
         key = f"{stem}.{digest.hexdigest()[:8]}"
         head = f"(window.LLMBENCH_DATA=window.LLMBENCH_DATA||{{}})[{json.dumps(key)}]="
         return DataFile(key, [head.encode(), *body, b";\n"])
+
+
+def arrow_types(schema: Any) -> bool:
+    """Whether ``Encoder.add_arrow`` takes every column of ``schema`` (pyarrow): ints, bools, floats,
+    dates, timestamps without a zone and strings, whose text is the same as through DuckDB's pandas
+    conversion. Anything else (decimals, lists, zoned times, ...) goes through pandas."""
+    import pyarrow as pa
+
+    t = pa.types
+    return all(
+        t.is_integer(f.type) or t.is_boolean(f.type) or t.is_floating(f.type) or t.is_date(f.type)
+        or (t.is_timestamp(f.type) and f.type.tz is None) or t.is_string(f.type) or t.is_large_string(f.type)
+        or t.is_null(f.type)
+        for f in schema
+    )  # fmt: skip
 
 
 def frame_file(stem: str, df: pd.DataFrame) -> DataFile:

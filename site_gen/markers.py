@@ -377,7 +377,10 @@ class Page:
         if "runcard" not in self.site.keys:
             # every column of every run: streamed from DuckDB in batches, never one frame of it all
             enc = dataset.Encoder()
-            for batch in queries.run_detail_batches(self.site.db) if self.site.db else ():
+            batches = (
+                queries.run_detail_batches(self.site.db, arrow=dataset.arrow_types) if self.site.db else ()
+            )
+            for batch in batches:
                 enc.add(batch)
             if not enc.rows:
                 return self.site.render("empty.html.j2", message=self.site.cat.t("widgets.no_results"))

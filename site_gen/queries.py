@@ -7,7 +7,7 @@ say "no results yet".
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -156,14 +156,23 @@ def run_details(db: Path) -> pd.DataFrame:
         con.close()
 
 
-def run_detail_batches(db: Path, rows: int = BATCH_ROWS) -> Iterator[pd.DataFrame]:
-    """``run_details`` in frames of about ``rows`` rows, in the same order and with the same column types
-    (DuckDB's own pandas conversion, chunk by chunk): a million runs of every column never sit in memory
-    at once. Nothing when the database is missing."""
+def run_detail_batches(
+    db: Path, rows: int = BATCH_ROWS, arrow: Callable[[Any], bool] | None = None
+) -> Iterator[Any]:
+    """``run_details`` in batches of about ``rows`` rows, in the same order: a million runs of every
+    column never sit in memory at once. Pyarrow RecordBatches when ``arrow(schema)`` accepts the table's
+    Arrow schema (DuckDB's Arrow export is about 3x cheaper than its pandas conversion), else pandas
+    frames with DuckDB's own conversion, chunk by chunk (the column types of ``run_details``). Nothing
+    when the database is missing."""
     if not Path(db).exists():
         return
     con = _connect(db)
     try:
+        reader = con.sql(DETAILS_SQL).to_arrow_reader(rows)
+        if arrow is not None and arrow(reader.schema):
+            yield from reader
+            return
+        reader.close()
         cursor = con.execute(DETAILS_SQL)
         while True:
             # rows are fetched in DuckDB vectors of 2,048 (duckdb.__standard_vector_size__)

@@ -48,15 +48,39 @@ def test_real_results_encode_to_the_same_bytes(real_db: Path) -> None:
     assert_same(queries.run_details(real_db), "cards")  # every column of every run
 
 
-def test_real_run_cards_streamed_in_batches_equal_the_whole_frame(real_db: Path) -> None:
-    details = queries.run_details(real_db)
+def streamed(db: Path, arrow: bool) -> str:
     enc = dataset.Encoder()
-    for batch in queries.run_detail_batches(real_db, rows=1000):
+    kinds = set()
+    for batch in queries.run_detail_batches(db, rows=1000, arrow=dataset.arrow_types if arrow else None):
+        kinds.add(type(batch).__name__)
         enc.add(batch)
-    assert enc.finish("cards").text() == old("cards", details)[1]
+    assert kinds == {"RecordBatch" if arrow else "DataFrame"}
+    return enc.finish("cards").text()
 
 
-def test_numbers_nulls_and_rounding() -> None:
+@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "pandas"])
+def test_real_run_cards_streamed_in_batches_equal_the_whole_frame(real_db: Path, arrow: bool) -> None:
+    assert streamed(real_db, arrow) == old("cards", queries.run_details(real_db))[1]
+
+
+@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "pandas"])
+def test_hostile_runs_table_streamed_from_duckdb(tmp_path: Path, arrow: bool) -> None:
+    """A ``runs`` table of every case below, read back from DuckDB in batches of 1,000 rows (Arrow or
+    pandas) against the per-value encoder over DuckDB's whole-frame pandas conversion."""
+    import duckdb
+
+    n = 2600
+    frame = pd.concat([numbers_frame().head(n).reset_index(drop=True), strings_frame(n)], axis=1)
+    con = duckdb.connect(str(tmp_path / "db.duckdb"))
+    con.register("frame", frame)
+    con.execute("CREATE TABLE runs AS SELECT row_number() OVER () AS run_id, * FROM frame")
+    con.execute("ALTER TABLE runs ADD COLUMN nothing VARCHAR")  # NULL in every row
+    con.close()
+    db = tmp_path / "db.duckdb"
+    assert streamed(db, arrow) == old("cards", queries.run_details(db))[1]
+
+
+def numbers_frame() -> pd.DataFrame:
     ties = [2.675, 1.005, 0.125, 0.375, 0.285, 1.0049999999999999, 2.5, -1.5, -0.001, -0.005, 0.005, 1e-9]
     big = [9.99e12, 1e13, 123456789012.345, 1e15 + 0.5, 2.0**53, 1e16, 1e20, 1e300, -1e300]
     rng = np.random.default_rng(29)
@@ -80,14 +104,17 @@ def test_numbers_nulls_and_rounding() -> None:
             "i_big": np.array([2**62, -(2**62), 0] * (n // 3) + [1] * (n % 3), dtype=np.int64),
         }
     )
-    text = assert_same(df)
+    return df
+
+
+def test_numbers_nulls_and_rounding() -> None:
+    text = assert_same(numbers_frame())
     assert "NaN" not in text  # NaN is null; inf is written as json.dumps writes it (as before)
 
 
-def test_strings_dates_and_escaping() -> None:
-    n = 50
+def strings_frame(n: int = 50) -> pd.DataFrame:
     strings = [HOSTILE[k % len(HOSTILE)] if k % 6 else None for k in range(n)]
-    df = pd.DataFrame(
+    return pd.DataFrame(
         {
             "s": pd.array(strings, dtype="str"),
             "obj": pd.Series(strings, dtype=object),
@@ -100,7 +127,10 @@ def test_strings_dates_and_escaping() -> None:
             '\u2028col "</script>': np.arange(n),
         }
     )
-    text = assert_same(df)
+
+
+def test_strings_dates_and_escaping() -> None:
+    text = assert_same(strings_frame())
     # the escaping matters whatever the old encoder did: strings from strangers' result files end up in
     # a <script>-loaded file, where a raw U+2028/U+2029 ends a line in older JavaScript parsers
     assert "\u2028" not in text and "\u2029" not in text
