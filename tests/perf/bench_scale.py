@@ -20,7 +20,6 @@ import gzip
 import itertools
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -145,51 +144,60 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 class TreePeak:
-    """Peak RSS summed over a process and its descendants, sampled from a thread every ``every`` s."""
+    """RSS summed over a process and its descendants, sampled from a thread every ``every`` s."""
 
     def __init__(self, pid: int, every: float = 0.1) -> None:
-        self.pid, self.every, self.peak = pid, every, 0
+        self.pid, self.every, self.samples = pid, every, [(0.0, 0)]
+        self._t0 = time.perf_counter()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
         self._thread.start()
 
     def _poll(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, _tree_rss(self.pid))
+            self.samples.append((time.perf_counter() - self._t0, _tree_rss(self.pid)))
             time.sleep(self.every)
 
-    def stop(self) -> int:
+    def stop(self) -> None:
         self._stop.set()
         self._thread.join()
-        return self.peak
+
+    def peak(self, start: float = 0.0, end: float = float("inf")) -> int:
+        return max((rss for t, rss in self.samples if start <= t < end), default=0)
 
 
 def build(results: Path, work: Path) -> dict:
-    """``llmbench site build`` in a child process: its reported steps, wall time and peak RSS."""
+    """``llmbench site build`` in a child process: its reported steps, wall and CPU time, peak RSS (the
+    whole tree, and in the ingest and the generate+mkdocs phase: the latter is taken as the last
+    ``generate+mkdocs`` seconds the command reports, the former as everything before it)."""
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     cmd = [sys.executable, "-c", "from bench.cli import app; app()", "site", "build",
            "--results", str(results), "--db", str(work / "llmbench.duckdb"), "--out", str(work / "site"),
            "--config", str(ROOT / "mkdocs.yml")]  # fmt: skip
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.Popen(
         cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
-    peak = TreePeak(proc.pid)
-    out, _ = proc.communicate()
+    sampler = TreePeak(proc.pid)
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage (its waited children included)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t
-    tree = peak.stop()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sampler.stop()
     if proc.returncode:
         raise SystemExit(f"site build failed ({proc.returncode}):\n{out[-4000:]}")
-    steps = dict(re.findall(r"(ingest|generate\+mkdocs) ([\d.]+) s", out))
+    steps = {k: float(v) for k, v in re.findall(r"(ingest|generate\+mkdocs) ([\d.]+) s", out)}
+    split = wall - steps.get("generate+mkdocs", 0.0)
     return {
         "wall": wall,
-        "steps": {k: float(v) for k, v in steps.items()},
-        "peak": tree,
-        "maxrss": after.ru_maxrss * 1024,  # the largest child so far (this one: it is the largest)
+        "steps": steps,
+        "peak": sampler.peak(),
+        "peak_ingest": sampler.peak(0, split),
+        "peak_generate": sampler.peak(split),
+        "maxrss": usage.ru_maxrss * 1024,
         # CPU seconds (user + system): on a shared machine the wall time says as much about the others
-        "cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+        "cpu": usage.ru_utime + usage.ru_stime,
         "line": out.strip().splitlines()[-1],
     }
 
@@ -227,8 +235,10 @@ def table(figures: dict[int, dict]) -> str:
         rows += [
             f"| {n:,} | build, wall (CPU) | {b['wall']:.1f} s ({b['cpu']:.1f} s CPU); {steps} "
             f"| {was.get('build', '-')} |",
-            f"| | peak RSS, process tree | {b['peak'] / 2**30:.2f} GiB (largest child's ru_maxrss "
-            f"{b['maxrss'] / 2**30:.2f} GiB) | {was.get('peak', '-')} |",
+            f"| | peak RSS, process tree | {b['peak'] / 2**30:.2f} GiB "
+            f"(ingest {b['peak_ingest'] / 2**30:.2f}, "
+            f"generate+mkdocs {b['peak_generate'] / 2**30:.2f}; ru_maxrss {b['maxrss'] / 2**30:.2f}) "
+            f"| {was.get('peak', '-')} |",
             f"| | site raw / gzip | {_mb(s['raw'])} / {_mb(s['gzip'])} ({s['count']:,} files) "
             f"| {was.get('size', '-')} |",
             f"| | largest files | {largest} | {was.get('largest', '-')} |",
