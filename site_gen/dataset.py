@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -223,17 +224,29 @@ class _Column:
 
 @dataclass
 class DataFile:
-    """A data file's key and its bytes in parts (joined only when written)."""
+    """A data file's key and its bytes: in parts in memory (joined only when written), or in a file
+    once ``spill`` has put them there."""
 
     key: str
     parts: list[bytes]
+    path: Path | None = None
+
+    def spill(self, folder: Path) -> None:
+        """Move the bytes to ``folder/<key>.js``: a build holds every page's file until MkDocs is done,
+        which at a million runs is most of a gigabyte."""
+        path = folder / f"{self.key}.js"
+        self.write(path)
+        self.path, self.parts = path, []
 
     def write(self, path: Path) -> None:
+        if self.path is not None:
+            shutil.copyfile(self.path, path)
+            return
         with open(path, "wb") as f:
             f.writelines(self.parts)
 
     def text(self) -> str:
-        return b"".join(self.parts).decode()
+        return self.path.read_text(encoding="utf-8") if self.path else b"".join(self.parts).decode()
 
 
 class Encoder:

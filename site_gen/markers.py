@@ -23,6 +23,9 @@ import json
 import posixpath
 import re
 import shlex
+import shutil
+import tempfile
+import weakref
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -103,6 +106,7 @@ class Site:
     templates: Any = None
     files: dict[str, dataset.DataFile] = field(default_factory=dict)  # name -> data file, written after build
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
+    spool: Path | None = None  # where the data files wait for the end of the build (``keep``)
     lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles
 
     def __post_init__(self) -> None:
@@ -114,6 +118,16 @@ class Site:
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
         )
+
+    def keep(self, data: dataset.DataFile) -> str:
+        """Hold a page's data file until the build writes it (``on_post_build``), on disk meanwhile in a
+        folder of the system's temporary one, removed with this object. Returns its key."""
+        if self.spool is None:
+            self.spool = Path(tempfile.mkdtemp(prefix="llmbench-data-"))
+            weakref.finalize(self, shutil.rmtree, self.spool, True)
+        data.spill(self.spool)
+        self.files[f"{data.key}.js"] = data
+        return data.key
 
     @property
     def cat(self) -> i18n.Catalogue:
@@ -224,9 +238,9 @@ class Page:
             union = mask(runs, wanted[0])
             for f in wanted[1:]:
                 union |= mask(runs, f)
-            data = dataset.frame_file("runs", runs[union].reset_index(drop=True))
-            self.site.files[f"{data.key}.js"] = data
-            self.site.keys[cache_key] = data.key
+            self.site.keys[cache_key] = self.site.keep(
+                dataset.frame_file("runs", runs[union].reset_index(drop=True))
+            )
         self._key = self.site.keys[cache_key]
         self._src = self._rel(f"{DATA_DIR}/{self._key}.js")
 
@@ -384,9 +398,7 @@ class Page:
                 enc.add(batch)
             if not enc.rows:
                 return self.site.render("empty.html.j2", message=self.site.cat.t("widgets.no_results"))
-            data = enc.finish("cards")
-            self.site.files[f"{data.key}.js"] = data
-            self.site.keys["runcard"] = data.key
+            self.site.keys["runcard"] = self.site.keep(enc.finish("cards"))
         key = self.site.keys["runcard"]
         return self.site.render(
             "runcard.html.j2",

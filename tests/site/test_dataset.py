@@ -152,3 +152,12 @@ def test_empty_frames_and_batches() -> None:
         enc = dataset.Encoder()
         enc.add(df)
         enc.add(df[["x", "s"]])
+
+
+def test_a_spilled_file_writes_the_same_bytes(tmp_path: Path) -> None:
+    df = strings_frame()
+    data = dataset.frame_file("runs", df)
+    data.spill(tmp_path)
+    assert data.parts == [] and data.text() == old("runs", df)[1]
+    data.write(tmp_path / "site.js")
+    assert (tmp_path / "site.js").read_text(encoding="utf-8") == old("runs", df)[1]
