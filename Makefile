@@ -10,10 +10,10 @@ TSTAMP  := $(VENV)/.installed-test
 RESULTS := results
 DB      := build/llmbench.duckdb
 
-.PHONY: help venv site serve test lint format perf clean
+.PHONY: help venv site serve test lint format perf perf-1m clean
 
 help:  ## list targets
-	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+	@grep -E '^[a-z0-9-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 # One progress line per step (pip is quiet; a first install takes a minute or more).
 $(STAMP): pyproject.toml
@@ -63,6 +63,9 @@ format: $(TSTAMP)  ## apply ruff formatting and safe fixes
 
 perf: $(TSTAMP)  ## benchmarks: throughput, memory, Lighthouse figures (not pass/fail tests)
 	$(BIN)/python -m tests.perf
+
+perf-1m: $(TSTAMP)  ## site build at 1,000,000 and 200,000 synthetic runs: time, peak RSS, site size (minutes)
+	$(BIN)/python -m tests.perf.bench_scale 1000000 200000
 
 clean:  ## remove build outputs (keeps .venv)
 	rm -rf build site .site.* docs/generated  # docs/generated/: written by earlier versions

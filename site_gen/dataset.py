@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -55,3 +58,262 @@ def data_file(stem: str, payload: dict[str, Any]) -> tuple[str, str]:
     body = body.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     key = f"{stem}.{hashlib.sha1(body.encode()).hexdigest()[:8]}"
     return key, f"(window.LLMBENCH_DATA=window.LLMBENCH_DATA||{{}})[{json.dumps(key)}]={body};\n"
+
+
+# --- The vectorised encoder: the same bytes as ``data_file(stem, encode(df))``, without a Python object
+# per value. At a million runs the per-value path above took about two minutes and most of a 4.7 GB peak
+# (issue 29): every column became a list of Python ints, floats and strings before ``json.dumps``. Here a
+# column becomes its JSON text in a few array operations (numpy + pyarrow compute), batch by batch, so a
+# data file can be written from a DuckDB cursor without the whole frame in memory.
+
+_FRACTION = None  # pyarrow array: k % 100 -> its decimals as repr() writes them ("", ".05", ".5", ...)
+_EXACT_BELOW = 1e13  # |value| under this: k = round(value * 100) < 1e15, a 15-digit decimal, repr() = k/100
+
+
+def _fraction() -> Any:
+    global _FRACTION
+    if _FRACTION is None:
+        import pyarrow as pa
+
+        _FRACTION = pa.array(["" if f == 0 else f".{f:02d}".rstrip("0") for f in range(100)])
+    return _FRACTION
+
+
+def _joined(strings: Any) -> bytes:
+    """A pyarrow string array as its values joined by commas (no brackets)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(strings) == 0:
+        return b""
+    strings = strings.cast(pa.large_string())
+    one = pa.LargeListArray.from_arrays(pa.array([0, len(strings)], pa.int64()), strings)
+    return pc.binary_join(one, pa.scalar(",", pa.large_string()))[0].as_buffer().to_pybytes()
+
+
+def _int_text(values: Any, null: Any) -> bytes:
+    """Integers (numpy or pyarrow int array; ``null``: bool mask or None) as JSON numbers, ``null`` where
+    masked or null."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    strings = pc.cast(pa.array(values), pa.string())
+    if null is not None and null.any():
+        strings = pc.if_else(pa.array(null), "null", strings)
+    return _joined(pc.fill_null(strings, "null"))
+
+
+def _float_text(a: Any) -> bytes:
+    """Floats (a numpy float64 array, NaN for missing) as ``_number`` rounds them and ``json.dumps``
+    writes them, ``null`` for NaN.
+
+    ``round(v, 2)`` is the double nearest the exact value rounded to 2 decimals: ``k / 100`` with ``k``
+    the nearest integer to ``v * 100``. Where ``v * 100`` (one rounding away from the exact product) is
+    clearly not near a .5 tie, ``rint`` gives that ``k``; ``repr`` of a ``k / 100`` under 1e13 is the
+    15-digit decimal itself, written here from ``k`` (``int`` when ``k % 100 == 0``, as ``_number``).
+    The rest (near a tie, huge, infinite) go through ``_number`` itself, value by value."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    nan = np.isnan(a)
+    if nan.all():  # a column no run of the batch has (latency of a published peak figure)
+        return b",".join([b"null"] * len(a))
+    with np.errstate(invalid="ignore", over="ignore"):
+        scaled = a * 100
+        k = np.rint(scaled)
+        tie = np.abs(scaled - np.floor(scaled) - 0.5) <= np.abs(scaled) * 2.0**-50 + 1e-9
+        slow = ~nan & (~(np.abs(a) < _EXACT_BELOW) | tie)
+    k = np.where(nan | slow, 0, k).astype(np.int64)
+    negative = k < 0
+    magnitude = np.abs(k)
+    strings = pc.binary_join_element_wise(
+        pc.cast(pa.array(magnitude // 100), pa.string()), pc.take(_fraction(), pa.array(magnitude % 100)), ""
+    )
+    if negative.any():
+        strings = pc.if_else(pa.array(negative), pc.binary_join_element_wise("-", strings, ""), strings)
+    if nan.any():
+        strings = pc.if_else(pa.array(nan), "null", strings)
+    if slow.any():
+        exact = pa.array([json.dumps(_number(float(v))) for v in a[slow]], pa.string())
+        strings = pc.replace_with_mask(strings, pa.array(slow), exact)
+    return _joined(strings)
+
+
+def _escaped_json(value: Any) -> bytes:
+    """``json.dumps`` as ``data_file`` writes it (UTF-8, U+2028/U+2029 escaped for old JS parsers)."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").encode()
+
+
+class _Column:
+    """One column's JSON, built batch by batch: numbers as text chunks; strings and dates as a
+    dictionary in order of first appearance over all batches (what ``pd.factorize`` gives at once)."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+        self.kind: str | None = None  # "list" or "dict"
+        self.index: dict[Any, int] = {}  # value -> code, for "dict"
+
+    def add(self, series: pd.Series) -> None:
+        """A batch as a pandas Series: the types decide as in ``_column``."""
+        import numpy as np
+        import pandas as pd
+
+        if pd.api.types.is_bool_dtype(series) or pd.api.types.is_integer_dtype(series):
+            null = series.isna().to_numpy() if series.hasnans else None
+            values = series.to_numpy(dtype="int64", na_value=0) if null is not None else series.to_numpy()
+            self._chunk("list", _int_text(values.astype(np.int64), null))
+            return
+        if pd.api.types.is_float_dtype(series):
+            self._chunk("list", _float_text(series.to_numpy(dtype="float64", na_value=np.nan)))
+            return
+        if pd.api.types.is_datetime64_any_dtype(series):
+            series = series.dt.strftime("%Y-%m-%d")
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
+        self._codes(codes, uniques.tolist())  # tolist: Python objects at C speed (iterating Arrow is not)
+
+    def add_arrow(self, array: Any) -> None:
+        """A batch as a pyarrow array of a type ``arrow_types`` accepts: the same text as ``add`` gives
+        for DuckDB's pandas conversion of that column (ints and bools, floats, dates, strings)."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        t = array.type
+        if pa.types.is_boolean(t) or pa.types.is_integer(t):
+            self._chunk(
+                "list", _int_text(pc.cast(array, pa.int8()) if pa.types.is_boolean(t) else array, None)
+            )
+            return
+        if pa.types.is_floating(t):
+            self._chunk("list", _float_text(array.to_numpy(zero_copy_only=False).astype(np.float64)))
+            return
+        if pa.types.is_timestamp(t) or pa.types.is_date(t):
+            array = pc.strftime(array, "%Y-%m-%d")
+        if pa.types.is_null(t):  # a column of NULLs only
+            self._codes(np.full(len(array), -1, np.int64), [])
+            return
+        encoded = pc.dictionary_encode(array)  # codes in order of first appearance, as pd.factorize
+        codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        self._codes(codes, encoded.dictionary.to_pylist())
+
+    def _codes(self, codes: Any, values: list[Any]) -> None:
+        """A batch's dictionary codes (-1: missing) over ``values``, as codes of the whole column."""
+        import numpy as np
+
+        null = codes < 0
+        if self.index:  # a later batch: its codes become the codes of the values seen so far
+            index = self.index
+            remap = np.array([index.setdefault(u, len(index)) for u in values], dtype=np.int64)
+            codes = remap[np.where(null, 0, codes)] if len(remap) else np.zeros(len(codes), np.int64)
+        else:  # the first batch (the only one of a whole frame): its codes are the codes
+            self.index = dict(zip(values, range(len(values)), strict=True))
+        self._chunk("dict", _int_text(codes, null if null.any() else None))
+
+    def _chunk(self, kind: str, text: bytes) -> None:
+        if self.kind not in (None, kind):
+            raise ValueError(f"a column changed type between batches ({self.kind} -> {kind})")
+        self.kind = kind
+        if text:
+            self.chunks.append(text)
+
+    def parts(self) -> list[bytes]:
+        body = b",".join(self.chunks)
+        self.chunks = []
+        if self.kind == "dict":
+            return [b'{"dict":', _escaped_json([str(u) for u in self.index]), b',"codes":[', body, b"]}"]
+        return [b"[", body, b"]"]
+
+
+@dataclass
+class DataFile:
+    """A data file's key and its bytes: in parts in memory (joined only when written), or in a file
+    once ``spill`` has put them there."""
+
+    key: str
+    parts: list[bytes]
+    path: Path | None = None
+
+    def spill(self, folder: Path) -> None:
+        """Move the bytes to ``folder/<key>.js``: a build holds every page's file until MkDocs is done,
+        which at a million runs is most of a gigabyte."""
+        path = folder / f"{self.key}.js"
+        self.write(path)
+        self.path, self.parts = path, []
+
+    def write(self, path: Path) -> None:
+        if self.path is not None:
+            shutil.copyfile(self.path, path)
+            return
+        with open(path, "wb") as f:
+            f.writelines(self.parts)
+
+    def text(self) -> str:
+        return self.path.read_text(encoding="utf-8") if self.path else b"".join(self.parts).decode()
+
+
+class Encoder:
+    """``data_file(stem, encode(df))`` for a frame given in row batches (same columns in each)."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.columns: dict[str, _Column] = {}
+
+    def add(self, batch: Any) -> None:
+        """A batch: a pandas frame, or a pyarrow RecordBatch whose schema ``arrow_types`` accepts."""
+        if hasattr(batch, "schema"):
+            self._add_arrow(batch)
+            return
+        self._names(batch.columns)
+        for column, name in zip(self.columns.values(), batch.columns, strict=True):
+            column.add(batch[name])
+        self.rows += len(batch)
+
+    def _add_arrow(self, batch: Any) -> None:
+        self._names(batch.schema.names)
+        for column, array in zip(self.columns.values(), batch.columns, strict=True):
+            column.add_arrow(array)
+        self.rows += batch.num_rows
+
+    def _names(self, names: Any) -> None:
+        if not self.columns:
+            self.columns = {str(c): _Column() for c in names}
+        if [str(c) for c in names] != list(self.columns):
+            raise ValueError("every batch of a data file must have the same columns")
+
+    def finish(self, stem: str) -> DataFile:
+        body = [b'{"n":', str(self.rows).encode(), b',"columns":{']
+        for i, (name, column) in enumerate(self.columns.items()):
+            body += [b"," if i else b"", _escaped_json(name), b":", *column.parts()]
+        body.append(b"}}")
+        digest = hashlib.sha1()
+        for part in body:
+            digest.update(part)
+        key = f"{stem}.{digest.hexdigest()[:8]}"
+        head = f"(window.LLMBENCH_DATA=window.LLMBENCH_DATA||{{}})[{json.dumps(key)}]="
+        return DataFile(key, [head.encode(), *body, b";\n"])
+
+
+def arrow_types(schema: Any) -> bool:
+    """Whether ``Encoder.add_arrow`` takes every column of ``schema`` (pyarrow): ints, bools, floats,
+    dates, timestamps without a zone and strings, whose text is the same as through DuckDB's pandas
+    conversion. Anything else (decimals, lists, zoned times, ...) goes through pandas."""
+    import pyarrow as pa
+
+    t = pa.types
+    return all(
+        t.is_integer(f.type) or t.is_boolean(f.type) or t.is_floating(f.type) or t.is_date(f.type)
+        or (t.is_timestamp(f.type) and f.type.tz is None) or t.is_string(f.type) or t.is_large_string(f.type)
+        or t.is_null(f.type)
+        for f in schema
+    )  # fmt: skip
+
+
+def frame_file(stem: str, df: pd.DataFrame) -> DataFile:
+    """The data file of ``df``: the bytes of ``data_file(stem, encode(df))``, encoded column-wise."""
+    enc = Encoder()
+    enc.add(df)
+    if not enc.columns:  # no column: nothing for add() to learn the columns from
+        enc.columns = {}
+    return enc.finish(stem)

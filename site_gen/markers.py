@@ -28,6 +28,9 @@ import math
 import posixpath
 import re
 import shlex
+import shutil
+import tempfile
+import weakref
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -108,8 +111,9 @@ class Site:
     repo_url: str = ""  # mkdocs.yml repo_url: result files and "report a mistake" link there
     repo_branch: str = "main"
     templates: Any = None
-    files: dict[str, str] = field(default_factory=dict)  # data file name -> text, written after the build
+    files: dict[str, dataset.DataFile] = field(default_factory=dict)  # name -> data file, written after build
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
+    spool: Path | None = None  # where the data files wait for the end of the build (``keep``)
     lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles
 
     def __post_init__(self) -> None:
@@ -121,6 +125,16 @@ class Site:
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
         )
+
+    def keep(self, data: dataset.DataFile) -> str:
+        """Hold a page's data file until the build writes it (``on_post_build``), on disk meanwhile in a
+        folder of the system's temporary one, removed with this object. Returns its key."""
+        if self.spool is None:
+            self.spool = Path(tempfile.mkdtemp(prefix="llmbench-data-"))
+            weakref.finalize(self, shutil.rmtree, self.spool, True)
+        data.spill(self.spool)
+        self.files[f"{data.key}.js"] = data
+        return data.key
 
     @property
     def cat(self) -> i18n.Catalogue:
@@ -233,9 +247,9 @@ class Page:
             union = mask(runs, wanted[0])
             for f in wanted[1:]:
                 union |= mask(runs, f)
-            key, text = dataset.data_file("runs", dataset.encode(runs[union].reset_index(drop=True)))
-            self.site.files[f"{key}.js"] = text
-            self.site.keys[cache_key] = key
+            self.site.keys[cache_key] = self.site.keep(
+                dataset.frame_file("runs", runs[union].reset_index(drop=True))
+            )
         self._key = self.site.keys[cache_key]
         self._src = self._rel(f"{DATA_DIR}/{self._key}.js")
 
@@ -384,12 +398,16 @@ class Page:
         from site_gen import queries
 
         if "runcard" not in self.site.keys:
-            details = queries.run_details(self.site.db) if self.site.db else None
-            if details is None or details.empty:
+            # every column of every run: streamed from DuckDB in batches, never one frame of it all
+            enc = dataset.Encoder()
+            batches = (
+                queries.run_detail_batches(self.site.db, arrow=dataset.arrow_types) if self.site.db else ()
+            )
+            for batch in batches:
+                enc.add(batch)
+            if not enc.rows:
                 return self.site.render("empty.html.j2", message=self.site.cat.t("widgets.no_results"))
-            key, text = dataset.data_file("cards", dataset.encode(details))
-            self.site.files[f"{key}.js"] = text
-            self.site.keys["runcard"] = key
+            self.site.keys["runcard"] = self.site.keep(enc.finish("cards"))
         key = self.site.keys["runcard"]
         return self.site.render(
             "runcard.html.j2",

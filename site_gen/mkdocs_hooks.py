@@ -353,8 +353,8 @@ def on_post_build(config: Any) -> None:
         return
     target = Path(config["site_dir"]) / DATA_DIR
     target.mkdir(parents=True, exist_ok=True)
-    for name, text in _site.files.items():
-        (target / name).write_text(text, encoding="utf-8")
+    for name, data in _site.files.items():
+        data.write(target / name)
     if _mlperf is not None and _mlperf.files:
         (mlperf := Path(config["site_dir"]) / mlperf_pages.DATA_DIR).mkdir(parents=True, exist_ok=True)
         for name, text in _mlperf.files.items():

@@ -54,16 +54,23 @@ WORKLOADS = [(128, 128), (128, 2048), (2048, 128), (1000, 1000), (500, 2000), (2
              (1024, 1024), (20000, 2000), (128, 4096), (1000, 2000), (8192, 1024), (1024, 8192)]  # fmt: skip
 
 
-def synthetic_results(folder: Path, runs: int = 100_000, per_file: int = 100) -> None:
-    """``runs`` distinct runs over registry GPUs x models x precisions x versions, ``per_file`` per file."""
+def synthetic_results(
+    folder: Path,
+    runs: int = 100_000,
+    per_file: int = 100,
+    versions: tuple[str, ...] = ("1.0.0", "1.1.0", "1.2.0"),
+    gpus: list[str] | None = None,
+) -> None:
+    """``runs`` distinct runs over registry GPUs (or ``gpus``) x models x precisions x ``versions``,
+    ``per_file`` per file (3 versions give at most 554,400 runs; ``bench_scale`` uses 15)."""
     configs = [(tp, pp, isl, osl) for tp in (1, 2, 4, 8) for pp in (1, 2) for isl, osl in WORKLOADS][
         :per_file
     ]
     combos = itertools.product(  # GPU varies fastest, so every GPU of the registry gets runs
-        ("1.0.0", "1.1.0", "1.2.0"),
+        versions,
         ("FP16", "FP8", "FP4"),
         [m.id for m in registry.models().entries],
-        [g.name for g in registry.gpus().entries],
+        gpus or [g.name for g in registry.gpus().entries],
     )
     for i, (version, precision, model, gpu) in enumerate(itertools.islice(combos, runs // per_file)):
         rs = [

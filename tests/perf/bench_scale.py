@@ -1,0 +1,281 @@
+"""Site build at scale (issue 29): ``make perf`` builds 200,000 synthetic runs, ``make perf-1m`` 1,000,000
+and 200,000; each set is generated, built with ``llmbench site build`` in a child process and measured:
+
+- build time, split as the command reports it (ingest, generate+mkdocs), and the whole command's wall time;
+- peak RSS of the whole process tree (/proc, sampled every 100 ms, summed over the command and its
+  children; ``ru_maxrss`` of the children as a cross-check);
+- the site's size, raw and gzip (level 6, what a static server sends), and its largest files.
+
+The figures are printed as a table with the ones issue 29 measured before any change beside them. Not a
+pass/fail test: the targets (1M runs: build <= 60 s, peak <= 2 GB) are printed, not asserted.
+
+``python -m tests.perf.bench_scale 1000000 200000`` picks the sizes; ``LLMBENCH_SCALE_TMP`` the scratch
+folder (default: the system's temporary folder; a 1M set takes about 1 GB of result files and 1.5 GB of
+site). Run it under ``nice`` on a shared machine.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench.contract import registry
+from bench.contract.resultfile import dump
+from tests.perf.bench_site import WORKLOADS, synthetic_results
+from tests.site.conftest import ROOT, result
+
+# 15 releases, every registry GPU with a 16-bit TFLOP/s figure (the speed-of-light bound needs one): the
+# set issue 29 measured, so 1M runs are 10,000 distinct (release, precision, model, GPU) files.
+RELEASES = tuple(f"0.{k}.0" for k in range(10, 25))
+PER_FILE = 100
+
+# Issue 29's figures before any change (2-core machine): size -> what was measured.
+ISSUE = {
+    200_000: {"build": "33 s", "peak": "1.23 GB", "size": "-", "largest": "cards.*.js 72 MB"},
+    1_000_000: {
+        "build": "2 min 56 s (ingest 42 s, generate+mkdocs 133 s)",
+        "peak": "4.72 GB",
+        "size": "834 / 93 MB",
+        "largest": "cards.*.js 379 MB (34 MB gzip); runs.*.js 148 MB",
+    },
+}
+TARGETS = {1_000_000: "build <= 60 s, peak <= 2 GB"}
+
+
+def gpus16() -> list[str]:
+    return [
+        g.name for g in registry.gpus().entries if g.tflops_dense.get("FP16") or g.tflops_dense.get("BF16")
+    ]
+
+
+def _combos(versions: Sequence[str], gpus: Sequence[str]) -> itertools.product:
+    return itertools.product(
+        versions, ("FP16", "FP8", "FP4"), [m.id for m in registry.models().entries], gpus
+    )
+
+
+def fast_results(
+    folder: Path, runs: int, versions: Sequence[str] = RELEASES, gpus: Sequence[str] = ()
+) -> int:
+    """``synthetic_results``' files (the same runs, byte for byte), written about 10x faster: each file's
+    header is validated and dumped with its first run only, the other runs' YAML is the first one's text
+    with the configuration and figure substituted. Returns the number of runs written."""
+    gpus = list(gpus) or gpus16()
+    configs = [(tp, pp, isl, osl) for tp in (1, 2, 4, 8) for pp in (1, 2) for isl, osl in WORKLOADS][
+        :PER_FILE
+    ]
+    written = 0
+    for i, (version, precision, model, gpu) in enumerate(
+        itertools.islice(_combos(versions, gpus), runs // PER_FILE)
+    ):
+
+        def run(j: int, tp: int, pp: int, isl: int, osl: int, i: int = i) -> dict:
+            return {
+                "parallelism": {"tp": tp, "pp": pp},
+                "workload": {"isl": isl, "osl": osl, "num_requests": 1000},
+                "metrics": {"output_tokens_per_s": 100.0 + (i * 37 + j * 101) % 50_000},
+            }
+
+        text = dump(result(gpu, model, precision, f"Synthetic {i % 5}", version, [run(0, *configs[0])]))
+        head, first = text.split("\nruns:\n", 1)
+        body = [first]
+        for j, (tp, pp, isl, osl) in enumerate(configs[1:], start=1):
+            tps = run(j, tp, pp, isl, osl)["metrics"]["output_tokens_per_s"]
+            tp0, pp0, isl0, osl0 = configs[0]
+            tps0 = run(0, *configs[0])["metrics"]["output_tokens_per_s"]
+            body.append(
+                first.replace(f"    tp: {tp0}\n    pp: {pp0}\n", f"    tp: {tp}\n    pp: {pp}\n")
+                .replace(f"    isl: {isl0}\n    osl: {osl0}\n", f"    isl: {isl}\n    osl: {osl}\n")
+                .replace(f"output_tokens_per_s: {tps0!r}\n", f"output_tokens_per_s: {tps!r}\n")
+            )
+        path = folder / f"s{i % 10}" / f"20260101-{i:05d}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(head + "\nruns:\n" + "".join(body), encoding="utf-8")
+        written += len(configs)
+    return written
+
+
+def check_fast_results(scratch: Path, files: int = 30) -> None:
+    """The fast generator writes what ``synthetic_results`` writes (first ``files`` files, byte for byte)."""
+    a, b = scratch / "slow", scratch / "fast"
+    synthetic_results(a, files * PER_FILE, PER_FILE, versions=RELEASES, gpus=gpus16())
+    fast_results(b, files * PER_FILE)
+    names = sorted(p.relative_to(a) for p in a.rglob("*.yaml"))
+    differ = [n for n in names if (a / n).read_bytes() != (b / n).read_bytes()]
+    if differ or names != sorted(p.relative_to(b) for p in b.rglob("*.yaml")):
+        raise SystemExit(f"fast_results differs from synthetic_results: {differ[:3]}")
+    shutil.rmtree(a)
+    shutil.rmtree(b)
+
+
+def _tree_rss(root: int) -> int:
+    """RSS bytes of ``root`` and all its descendants, from /proc (Linux; no psutil in the test tools)."""
+    parent: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            parent[int(d.name)], rss[int(d.name)] = int(fields[1]), int(fields[21]) * PAGE
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+    tree, todo = {root}, [root]
+    while todo:
+        pid = todo.pop()
+        kids = [p for p, pp in parent.items() if pp == pid and p not in tree]
+        tree.update(kids)
+        todo += kids
+    return sum(rss.get(p, 0) for p in tree)
+
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+class TreePeak:
+    """RSS summed over a process and its descendants, sampled from a thread every ``every`` s."""
+
+    def __init__(self, pid: int, every: float = 0.1) -> None:
+        self.pid, self.every, self.samples = pid, every, [(0.0, 0)]
+        self._t0 = time.perf_counter()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            self.samples.append((time.perf_counter() - self._t0, _tree_rss(self.pid)))
+            time.sleep(self.every)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def peak(self, start: float = 0.0, end: float = float("inf")) -> int:
+        return max((rss for t, rss in self.samples if start <= t < end), default=0)
+
+
+def build(results: Path, work: Path) -> dict:
+    """``llmbench site build`` in a child process: its reported steps, wall and CPU time, peak RSS (the
+    whole tree, and in the ingest and the generate+mkdocs phase: the latter is taken as the last
+    ``generate+mkdocs`` seconds the command reports, the former as everything before it)."""
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    cmd = [sys.executable, "-c", "from bench.cli import app; app()", "site", "build",
+           "--results", str(results), "--db", str(work / "llmbench.duckdb"), "--out", str(work / "site"),
+           "--config", str(ROOT / "mkdocs.yml")]  # fmt: skip
+    t = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    sampler = TreePeak(proc.pid)
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage (its waited children included)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - t
+    sampler.stop()
+    if proc.returncode:
+        raise SystemExit(f"site build failed ({proc.returncode}):\n{out[-4000:]}")
+    steps = {k: float(v) for k, v in re.findall(r"(ingest|generate\+mkdocs) ([\d.]+) s", out)}
+    split = wall - steps.get("generate+mkdocs", 0.0)
+    return {
+        "wall": wall,
+        "steps": steps,
+        "peak": sampler.peak(),
+        "peak_ingest": sampler.peak(0, split),
+        "peak_generate": sampler.peak(split),
+        "maxrss": usage.ru_maxrss * 1024,
+        # CPU seconds (user + system): on a shared machine the wall time says as much about the others
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "line": out.strip().splitlines()[-1],
+    }
+
+
+def site_size(site: Path, top: int = 5) -> dict:
+    """Raw and gzip bytes of every file of the site, and its ``top`` largest files."""
+    raw = gz = 0
+    files = []
+    for p in site.rglob("*"):
+        if not p.is_file():
+            continue
+        data = p.read_bytes()
+        z = (
+            len(gzip.compress(data, 6))
+            if p.suffix in (".html", ".js", ".css", ".json", ".svg", ".xml")
+            else len(data)
+        )
+        raw, gz = raw + len(data), gz + z
+        files.append((len(data), z, p.relative_to(site).as_posix()))
+    files.sort(reverse=True)
+    return {"raw": raw, "gzip": gz, "largest": files[:top], "count": len(files)}
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:,.0f} MB" if n >= 1e6 else f"{n / 1e3:,.0f} KB"
+
+
+def table(figures: dict[int, dict]) -> str:
+    """The figures as a Markdown table, issue 29's before-figures beside each size."""
+    rows = ["| runs | | this build | issue 29 (before) |", "|---|---|---|---|"]
+    for n, f in figures.items():
+        b, s, was = f["build"], f["size"], ISSUE.get(n, {})
+        steps = ", ".join(f"{k} {v:.1f} s" for k, v in b["steps"].items())
+        largest = "; ".join(f"`{name}` {_mb(r)} ({_mb(z)} gzip)" for r, z, name in s["largest"][:3])
+        rows += [
+            f"| {n:,} | build, wall (CPU) | {b['wall']:.1f} s ({b['cpu']:.1f} s CPU); {steps} "
+            f"| {was.get('build', '-')} |",
+            f"| | peak RSS, process tree | {b['peak'] / 2**30:.2f} GiB "
+            f"(ingest {b['peak_ingest'] / 2**30:.2f}, "
+            f"generate+mkdocs {b['peak_generate'] / 2**30:.2f}; ru_maxrss {b['maxrss'] / 2**30:.2f}) "
+            f"| {was.get('peak', '-')} |",
+            f"| | site raw / gzip | {_mb(s['raw'])} / {_mb(s['gzip'])} ({s['count']:,} files) "
+            f"| {was.get('size', '-')} |",
+            f"| | largest files | {largest} | {was.get('largest', '-')} |",
+        ]
+        if n in TARGETS:
+            rows.append(f"| | target | {TARGETS[n]} | |")
+    return "\n".join(rows)
+
+
+def measure(sizes: Sequence[int], keep: bool = False) -> dict[int, dict]:
+    base = Path(os.environ.get("LLMBENCH_SCALE_TMP") or tempfile.gettempdir())
+    base.mkdir(parents=True, exist_ok=True)
+    figures: dict[int, dict] = {}
+    with tempfile.TemporaryDirectory(dir=base, prefix="llmbench-scale-") as tmp:
+        scratch = Path(tmp)
+        check_fast_results(scratch)
+        for n in sizes:
+            work = scratch / f"{n}"
+            t = time.perf_counter()
+            runs = fast_results(work / "results", n)
+            print(f"[scale] wrote {runs:,} synthetic runs in {time.perf_counter() - t:.0f} s", flush=True)
+            b = build(work / "results", work)
+            print(f"[scale] {b['line']}", flush=True)
+            figures[n] = {"build": b, "size": site_size(work / "site")}
+            print(table({n: figures[n]}), flush=True)
+            if not keep:
+                shutil.rmtree(work)
+    return figures
+
+
+def main(argv: Sequence[str] = ()) -> None:
+    sizes = [int(a) for a in argv] or [200_000]
+    figures = measure(sizes)
+    print(
+        f"\n[scale] site build at scale (2-core machine; issue 29's before-figures beside)\n{table(figures)}"
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,163 @@
+"""The vectorised data-file encoder (``dataset.frame_file`` / ``Encoder``) against the per-value one it
+replaces (``dataset.data_file(stem, dataset.encode(df))``, value by value through ``json.dumps``): the
+same bytes, hence the same content-hash key, on the real results and on frames made to hit every case
+(NaN and None, nullable ints and bools, floats at rounding ties and at every magnitude, dates, strings
+that must stay escaped inside a ``<script>``-loaded file)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from site_gen import dataset, queries
+from site_gen.load import ingest
+from tests.site.conftest import ROOT
+
+HOSTILE = ["a\u2028b", "\u2029", "</script><script>alert(1)</script>", 'q"uote\\back', "tab\tnl\n\x00\x1f",
+           "한국어", "emoji \U0001f680", "", " ", "null", "1.5"]  # fmt: skip
+
+
+def old(stem: str, df: pd.DataFrame) -> tuple[str, str]:
+    return dataset.data_file(stem, dataset.encode(df))
+
+
+def assert_same(df: pd.DataFrame, stem: str = "runs") -> str:
+    key, text = old(stem, df)
+    new = dataset.frame_file(stem, df)
+    assert (new.key, new.text()) == (key, text)
+    return text
+
+
+@pytest.fixture(scope="module")
+def real_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("dataset") / "llmbench.duckdb"
+    ingest(ROOT / "results", db)
+    return db
+
+
+def test_real_results_encode_to_the_same_bytes(real_db: Path) -> None:
+    runs = queries.site_runs(real_db)
+    assert len(runs) > 0
+    assert_same(runs)  # the explorer's and the views' file
+    assert_same(runs[runs["gpu"] == runs["gpu"].iloc[0]].reset_index(drop=True))  # a GPU page's
+    assert_same(queries.run_details(real_db), "cards")  # every column of every run
+
+
+def streamed(db: Path, arrow: bool) -> str:
+    enc = dataset.Encoder()
+    kinds = set()
+    for batch in queries.run_detail_batches(db, rows=1000, arrow=dataset.arrow_types if arrow else None):
+        kinds.add(type(batch).__name__)
+        enc.add(batch)
+    assert kinds == {"RecordBatch" if arrow else "DataFrame"}
+    return enc.finish("cards").text()
+
+
+@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "pandas"])
+def test_real_run_cards_streamed_in_batches_equal_the_whole_frame(real_db: Path, arrow: bool) -> None:
+    assert streamed(real_db, arrow) == old("cards", queries.run_details(real_db))[1]
+
+
+@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "pandas"])
+def test_hostile_runs_table_streamed_from_duckdb(tmp_path: Path, arrow: bool) -> None:
+    """A ``runs`` table of every case below, read back from DuckDB in batches of 1,000 rows (Arrow or
+    pandas) against the per-value encoder over DuckDB's whole-frame pandas conversion."""
+    import duckdb
+
+    n = 2600
+    frame = pd.concat([numbers_frame().head(n).reset_index(drop=True), strings_frame(n)], axis=1)
+    con = duckdb.connect(str(tmp_path / "db.duckdb"))
+    con.register("frame", frame)
+    con.execute("CREATE TABLE runs AS SELECT row_number() OVER () AS run_id, * FROM frame")
+    con.execute("ALTER TABLE runs ADD COLUMN nothing VARCHAR")  # NULL in every row
+    con.close()
+    db = tmp_path / "db.duckdb"
+    assert streamed(db, arrow) == old("cards", queries.run_details(db))[1]
+
+
+def numbers_frame() -> pd.DataFrame:
+    ties = [2.675, 1.005, 0.125, 0.375, 0.285, 1.0049999999999999, 2.5, -1.5, -0.001, -0.005, 0.005, 1e-9]
+    big = [9.99e12, 1e13, 123456789012.345, 1e15 + 0.5, 2.0**53, 1e16, 1e20, 1e300, -1e300]
+    rng = np.random.default_rng(29)
+    rand = np.concatenate([rng.normal(0, 10.0**e, 200) for e in range(-3, 15)])
+    # halves of a cent at several magnitudes: every tie's neighbours too
+    cents = np.array([(n + 0.5) / 100 for n in range(0, 100_000, 37)])
+    floats = np.concatenate([ties, big, rand, cents, np.nextafter(cents, 0), np.nextafter(cents, 1)])
+    n = len(floats)
+    df = pd.DataFrame(
+        {
+            "f": floats,
+            "f_nan": np.where(np.arange(n) % 3 == 0, np.nan, floats),
+            "f_inf": np.where(
+                np.arange(n) % 5 == 0, np.inf, np.where(np.arange(n) % 7 == 0, -np.inf, floats)
+            ),
+            "f32": np.clip(floats, -1e30, 1e30).astype(np.float32),
+            "i": np.arange(n, dtype=np.int64) - n // 2,
+            "i32_na": pd.array([None if k % 4 == 0 else k * 1000 for k in range(n)], dtype="Int32"),
+            "b": np.arange(n) % 2 == 0,
+            "b_na": pd.array([None if k % 3 == 0 else k % 2 == 0 for k in range(n)], dtype="boolean"),
+            "i_big": np.array([2**62, -(2**62), 0] * (n // 3) + [1] * (n % 3), dtype=np.int64),
+        }
+    )
+    return df
+
+
+def test_numbers_nulls_and_rounding() -> None:
+    text = assert_same(numbers_frame())
+    assert "NaN" not in text  # NaN is null; inf is written as json.dumps writes it (as before)
+
+
+def strings_frame(n: int = 50) -> pd.DataFrame:
+    strings = [HOSTILE[k % len(HOSTILE)] if k % 6 else None for k in range(n)]
+    return pd.DataFrame(
+        {
+            "s": pd.array(strings, dtype="str"),
+            "obj": pd.Series(strings, dtype=object),
+            "mixed": pd.Series([k if k % 3 else str(k) for k in range(n)], dtype=object),
+            "date": pd.to_datetime(
+                [None if k % 7 == 0 else f"2026-0{k % 9 + 1}-1{k % 10}" for k in range(n)]
+            ),
+            "ts": pd.to_datetime(["2026-01-15 23:59:59"] * n),
+            "all_null": pd.Series([None] * n, dtype=object),
+            '\u2028col "</script>': np.arange(n),
+        }
+    )
+
+
+def test_strings_dates_and_escaping() -> None:
+    text = assert_same(strings_frame())
+    # the escaping matters whatever the old encoder did: strings from strangers' result files end up in
+    # a <script>-loaded file, where a raw U+2028/U+2029 ends a line in older JavaScript parsers
+    assert "\u2028" not in text and "\u2029" not in text
+    payload = json.loads(text.split("]=", 1)[1].removesuffix(";\n"))
+    assert payload["columns"]["s"]["dict"][:3] == [HOSTILE[1], HOSTILE[2], HOSTILE[3]]
+
+
+def test_empty_frames_and_batches() -> None:
+    assert_same(pd.DataFrame({"a": pd.Series([], dtype=float), "s": pd.Series([], dtype=object)}))
+    assert_same(pd.DataFrame(index=range(3)))  # rows, no column
+    df = pd.DataFrame(
+        {"s": ["b", None, "a", "b", "c", "a", None, "d"], "x": [1.234, 2, math.nan, 4, 5, 6, 7, 8.999]}
+    )
+    enc = dataset.Encoder()
+    for start in range(0, len(df), 3):  # a new string in each batch: the dictionary keeps first-seen order
+        enc.add(df.iloc[start : start + 3])
+    assert enc.finish("runs").text() == old("runs", df)[1]
+    with pytest.raises(ValueError, match="same columns"):
+        enc = dataset.Encoder()
+        enc.add(df)
+        enc.add(df[["x", "s"]])
+
+
+def test_a_spilled_file_writes_the_same_bytes(tmp_path: Path) -> None:
+    df = strings_frame()
+    data = dataset.frame_file("runs", df)
+    data.spill(tmp_path)
+    assert data.parts == [] and data.text() == old("runs", df)[1]
+    data.write(tmp_path / "site.js")
+    assert (tmp_path / "site.js").read_text(encoding="utf-8") == old("runs", df)[1]
