@@ -116,6 +116,8 @@ def _float_text(a: Any) -> bytes:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    with np.errstate(invalid="ignore"):  # absurd or infinite figures ship as missing, as in ``_column``
+        a = np.where(np.isfinite(a) & (np.abs(a) < _LARGEST), a, np.nan)
     nan = np.isnan(a)
     if nan.all():  # a column no run of the batch has (latency of a published peak figure)
         return b",".join([b"null"] * len(a))
