@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	@$(PY) -m venv $(VENV)
 	@echo "[2/3] upgrading pip"
 	@$(BIN)/pip install -q --upgrade pip
-	@echo "[3/3] installing llmbench and its dependencies (mkdocs, duckdb, altair, ...)"
+	@echo "[3/3] installing llmbench and its dependencies (mkdocs, duckdb, altair, ...); setuptools' \"Editable installation\" warning is expected"
 	@$(BIN)/pip install -q -e .
 	@touch $@
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import logging
 import os
 import posixpath
@@ -49,6 +50,7 @@ _mlperf: Any = None  # the MLPerf rows and data file (site_gen.mlperf_pages.Buil
 
 GENERATED = "generated"
 SERVING = "LLMBENCH_SERVING"  # set by on_startup: "1" inside `mkdocs serve`
+SERVE_PROBLEM = "LLMBENCH_SERVE_PROBLEM"  # the digest of the problem a serve rebuild last printed
 
 
 def _sources_folder() -> Path | None:
@@ -147,6 +149,32 @@ def on_startup(command: str, dirty: bool) -> None:
     os.environ[SERVING] = "1" if command == "serve" else ""
 
 
+def _say_once(message: str) -> None:
+    """Print a serve rebuild's problem once: every later rebuild (a saved page, the same bad file) keeps
+    quiet until the problem changes or is fixed. Kept in the environment: rebuilds reload this module."""
+    digest = hashlib.sha256(message.encode()).hexdigest()
+    if os.environ.get(SERVE_PROBLEM) != digest:
+        os.environ[SERVE_PROBLEM] = digest
+        print(message, file=sys.stderr)
+
+
+class _QuietI18n(logging.Filter):
+    """mkdocs-static-i18n's per-build notes on this project's deliberate settings, left out of the output:
+    the language switch's links are relative file names (they work from file:// and under a sub-path, see
+    docs/dev/site-stack.md), and the Korean edition sets its own site_description."""
+
+    NOTES = ("configuration contains a 'link' option", "Overriding '", "Translated ")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno > logging.INFO or not any(n in record.getMessage() for n in self.NOTES)
+
+
+for _module in ("plugin", "reconfigure", "folder", "suffix"):
+    _logger = logging.getLogger(f"mkdocs.plugins.mkdocs_static_i18n.{_module}")
+    if not any(isinstance(f, _QuietI18n) for f in _logger.filters):
+        _logger.addFilter(_QuietI18n())
+
+
 def catalogue_script(config: Any) -> str:
     """Put this build's page-script catalogue (``assets/i18n/<lang>.js``, made in ``on_files``) before
     the page scripts; the entry of a previous language build is replaced."""
@@ -187,8 +215,12 @@ def on_config(config: Any) -> Any:
             # (ingest left it untouched). A build, or a serve with no database yet, fails.
             if not os.environ.get(SERVING) or not db.exists():
                 raise
-            print(f"{e}\nllmbench: serving the last good results until this is fixed", file=sys.stderr)
+            _say_once(f"{e}\nllmbench: serving the last good results until this is fixed")
             has_results = True
+        else:
+            if os.environ.get(SERVE_PROBLEM):  # a rebuild after a bad one: say the problem is gone
+                os.environ[SERVE_PROBLEM] = ""
+                print("llmbench: the results are valid again; serving them", file=sys.stderr)
         # Checked after refresh: a serve rebuild after a saved result file re-ingests (the database's
         # mtime changes).
         stamp = (results, db, db.stat().st_mtime if db.exists() else None, has_results)

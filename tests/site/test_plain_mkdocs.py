@@ -147,6 +147,19 @@ def bad_result() -> str:
     return "".join(lines)
 
 
+def test_a_plain_build_prints_no_notes_on_the_project_s_own_settings(
+    tmp_path: Path, kisti_copy: Path
+) -> None:
+    """mkdocs-static-i18n's INFO notes on settings this project chose on purpose (relative language-switch
+    links, the Korean site_description) are left out; its progress lines and MkDocs' own stay."""
+    env = {"LLMBENCH_RESULTS": str(kisti_copy), "LLMBENCH_DB": str(tmp_path / "db.duckdb")}
+    built = mkdocs("build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(tmp_path / "site"), **env)
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert "Building 'ko' documentation" in built.stderr and "Documentation built" in built.stderr
+    for note in ("'link' option", "Overriding 'ko' config", "navigation elements"):
+        assert note not in built.stderr, note
+
+
 def test_a_bad_result_file_stops_mkdocs_build_with_its_located_problem(
     tmp_path: Path, kisti_copy: Path
 ) -> None:
@@ -233,3 +246,15 @@ def test_mkdocs_serve_shows_a_changed_result_file_and_keeps_the_last_good_site(
     server.wait_for("the located problem", lambda: any(located in line for line in server.output))
     time.sleep(1)
     assert server.data() == second  # still the last good site
+
+    # Another rebuild with the same bad file (a good file saved again) says nothing new: once is enough.
+    rebuilds = sum("Documentation built" in line for line in server.output)
+    (kisti_copy / "fresh.yaml").write_text(new_result(), encoding="utf-8")
+    server.wait_for(
+        "the next rebuild", lambda: sum("Documentation built" in ln for ln in server.output) > rebuilds
+    )
+    assert sum(located in line for line in server.output) == 1
+    # Fixed: one line says so, and the site has the good results again.
+    (kisti_copy / "zz-bad.yaml").unlink()
+    server.wait_for("the fix", lambda: any("results are valid again" in line for line in server.output))
+    assert server.wait_for("the site", lambda: (d := server.data())["n"] == 65 and d) == second
