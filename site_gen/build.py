@@ -27,7 +27,6 @@ import errno
 import fcntl
 import os
 import shutil
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -145,20 +144,11 @@ def _tmp_name(site_dir: Path, kind: str) -> Path:
 @contextmanager
 def site_lock(site_dir: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     """Hold ``.<site>.lock`` (an exclusive ``flock``, released by the kernel if this process dies)."""
+    from site_gen.load import flock_wait
+
     path = site_dir.with_name(f".{site_dir.name}.lock")
     with open(path, "a+") as f:
-        deadline, told = time.monotonic() + timeout, False
-        while True:
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if not told:
-                    print(f"waiting for another build of {site_dir} to finish ...", file=sys.stderr)
-                    told = True
-                if time.monotonic() > deadline:
-                    raise UserError(f"{path}: still locked by another build after {timeout:.0f} s") from None
-                time.sleep(0.1)
+        flock_wait(f, path, timeout, f"another build of {site_dir}", "another build")
         try:
             yield
         finally:

@@ -242,6 +242,23 @@ def lock_path(db: Path) -> Path:
     return db.with_name(f".{db.name}.lock")
 
 
+def flock_wait(f: Any, path: Path, timeout: float, waiting_for: str, holder: str) -> None:
+    """Take an exclusive ``flock`` on the open file ``f`` (lock file ``path``), saying once on stderr that
+    it waits for ``waiting_for``; a ``UserError`` naming ``holder`` after ``timeout`` seconds (a hung one)."""
+    deadline, told = time.monotonic() + timeout, False
+    while True:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if not told:
+                print(f"waiting for {waiting_for} to finish ...", file=sys.stderr)
+                told = True
+            if time.monotonic() > deadline:
+                raise UserError(f"{path}: still locked by {holder} after {timeout:.0f} s") from None
+            time.sleep(0.1)
+
+
 @contextmanager
 def db_lock(db: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     """Hold ``.<db>.lock`` (an exclusive ``flock``, released by the kernel if this process dies):
@@ -257,18 +274,7 @@ def db_lock(db: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as f:
-        deadline, told = time.monotonic() + timeout, False
-        while True:
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if not told:
-                    print(f"waiting for another ingest or build of {db} to finish ...", file=sys.stderr)
-                    told = True
-                if time.monotonic() > deadline:
-                    raise UserError(f"{path}: still locked by another ingest after {timeout:.0f} s") from None
-                time.sleep(0.1)
+        flock_wait(f, path, timeout, f"another ingest or build of {db}", "another ingest")
         _held[path] = 1
         try:
             yield
