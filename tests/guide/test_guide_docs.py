@@ -290,7 +290,7 @@ def test_guide_pages_render_charts_and_planner_offline(site_url: str, browser: o
             page.goto(f"{site_url}/guide/{p.stem}.html")
             kinds = {m.group(1) for m in markers.MARKER.finditer(p.read_text(encoding="utf-8"))}
             if kinds & {"chart", "view", "explorer"}:  # (stat and regressions markers draw no chart)
-                page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+                page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=20_000)
                 # the charts below the first screen too (drawn when scrolled to)
                 page.evaluate("window.llmbench.drawAll().then(() => 1)")
                 assert page.locator(".lb-chart svg, .lb-chart canvas").count() >= 1, p.name

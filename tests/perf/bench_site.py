@@ -113,7 +113,7 @@ def filter_latency(url: str, gpu: str, precision: str) -> tuple[list[float], int
         page.on("console", lambda m: m.type == "error" and errors.append(m.text))
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{url}/explorer.html")
-        page.wait_for_function("document.body.dataset.lbReady", timeout=120_000)
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=120_000)
         for _ in range(3):
             for dim, value in (
                 ("gpu", gpu),
@@ -270,10 +270,10 @@ def first_chart(url: str) -> dict[str, float]:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.goto(f"{url}/explorer.html")
-        page.wait_for_function("document.body.dataset.lbReady", timeout=120_000)
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=120_000)
         for _ in range(5):
             page.goto(f"{url}/index.html")
-            page.wait_for_function("document.body.dataset.lbReady", timeout=120_000)
+            page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=120_000)
             out["instant"].append(page.evaluate(FIRST_CHART))
             page.goto(f"{url}/explorer.html", wait_until="commit")
             page.wait_for_function("document.querySelector('.lb-scope[data-lb-rendered]')", timeout=120_000)

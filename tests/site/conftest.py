@@ -148,7 +148,7 @@ class Watched:
 
     def open(self, url: str) -> object:
         self.page.goto(url)
-        self.page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+        self.page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=20_000)
         return self.page
 
     def close(self) -> None:

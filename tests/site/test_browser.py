@@ -125,7 +125,7 @@ def _cell(value: str, numeric: bool) -> object:
 
 def instant(page, url: str) -> None:
     """Follow a link the way a reader does: Material swaps the content without reloading the page."""
-    before = page.evaluate("document.body.dataset.lbReady")
+    before = page.evaluate("document.body && document.body.dataset.lbReady")
     page.evaluate(
         "(u) => { const a = document.createElement('a'); a.href = u; document.body.append(a); a.click(); }",
         url,
@@ -185,7 +185,7 @@ def test_every_page_loads_without_console_errors_or_outside_requests_and_is_scre
     try:
         page = dark.new_page()
         page.goto(f"{real_url}/explorer.html?precision=FP8")
-        page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=20_000)
         assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
         page.screenshot(path=str(SHOTS / "explorer-dark-desktop.png"), full_page=True)
         # Flipping Material's palette toggle redraws the charts in the new theme.

@@ -317,7 +317,7 @@ def test_korean_explorer_filters_renders_and_switches_language_with_its_state(
     page.click(".md-header__option .md-select button")  # opens the language list
     with page.expect_navigation():
         page.click('a.md-select__link[hreflang="en"]')
-    page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+    page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=20_000)
     assert page.url == f"{real_url}/explorer.html?{query}"
     assert page.evaluate("document.documentElement.lang") == "en"
     assert chosen(page, "gpu") == ["H200 SXM 141GB"]
@@ -325,7 +325,7 @@ def test_korean_explorer_filters_renders_and_switches_language_with_its_state(
     page.click(".md-header__option .md-select button")
     with page.expect_navigation():
         page.click('a.md-select__link[hreflang="ko"]')
-    page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+    page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=20_000)
     assert page.url == f"{real_url}/ko/explorer.html?{query}"
     assert desk.errors == [] and desk.external == []
 
@@ -339,7 +339,7 @@ def test_korean_home_switches_to_english_and_back(real_url: str, desk: Watched) 
     with page.expect_navigation():
         page.click('a.md-select__link[hreflang="en"]')
     assert page.url == f"{real_url}/index.html"
-    page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+    page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=20_000)
     page.click(".md-header__option .md-select button")
     with page.expect_navigation():
         page.click('a.md-select__link[hreflang="ko"]')

@@ -131,7 +131,7 @@ def test_the_charts_own_text_reads_on_either_theme(real_url: str, browser: objec
     try:
         page = context.new_page()
         page.goto(f"{real_url}/{PAGE}")
-        page.wait_for_function("document.body.dataset.lbReady")
+        page.wait_for_function("document.body && document.body.dataset.lbReady")
         page.evaluate("() => window.llmbench.drawAll()")
         assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == (
             "slate" if scheme == "dark" else "default"

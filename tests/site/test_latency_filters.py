@@ -88,7 +88,7 @@ def test_tpot_filter_keeps_exactly_the_runs_within_it_and_lives_in_the_url(
 
     # a reload restores it from the URL: the box, the runs, the note
     page.reload()
-    page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+    page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=20_000)
     assert box.input_value() == str(LIMIT)
     assert {r["Run"] for r in table(page)["rows"]} == within and hidden_note(page) == without
 
@@ -196,7 +196,7 @@ def test_cost_per_million_tokens_follows_the_price_box_and_the_url(cost_url: str
     assert by_tps[20000.0] == pytest.approx(3.5 * 8 / (20000 * 3600) * 1e6, rel=1e-12)
 
     page.reload()
-    page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+    page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=20_000)
     assert price.input_value() == "3.50" and costs(page, "$")["20,000"] == "0.3889"
 
     # Korean: the same figure, in the page's number format

@@ -359,7 +359,7 @@ def test_only_the_mlperf_page_loads_its_script_also_after_instant_navigation(bro
     scripts = "performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('.js'))"
     try:
         page.goto(f"{real_url}/index.html")
-        page.wait_for_function("document.body.dataset.lbReady")
+        page.wait_for_function("document.body && document.body.dataset.lbReady")
         assert not [s for s in page.evaluate(scripts) if s.endswith("/mlperf.js")]
         link = page.locator(f"a[href$='{PAGE}']")
         page.evaluate("window.sameDocument = true")

@@ -64,7 +64,7 @@ def test_a_chart_title_names_the_model_precision_workload_and_source_it_shows(
     # one source chosen: the title says so
     page.goto(f"{real_url}/generated/views/generational-uplift.html?model=Llama+3.1+8B&precision=FP16"
               "&workload=128%2F128&source=NVIDIA")  # fmt: skip
-    page.wait_for_function("document.body.dataset.lbReady")
+    page.wait_for_function("document.body && document.body.dataset.lbReady")
     title = page.evaluate("window.llmbench.charts()[0].view.signal('lb_title')")
     assert title == "Llama 3.1 8B · FP16 · ISL/OSL 128/128 · source: NVIDIA"
     assert watched.errors == []

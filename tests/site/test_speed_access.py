@@ -180,7 +180,7 @@ def test_search_opened_before_the_page_has_loaded_still_finds_pages(real_url: st
     )
     try:
         w.page.goto(f"{real_url}/index.html", wait_until="domcontentloaded")
-        w.page.wait_for_function("document.body.dataset.lbReady", timeout=20_000)
+        w.page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=20_000)
         w.page.keyboard.press("/")
         w.page.keyboard.type("quantisation")
         w.page.wait_for_selector(".md-search-result__item", timeout=20_000)
