@@ -42,10 +42,6 @@ from site_gen.pages import slug
 WarningsFn = Callable[[Path], list[tuple[str, str]]]
 
 
-def no_gate_warnings(results: Path) -> list[tuple[str, str]]:
-    return []
-
-
 def gate_warnings(results: Path) -> list[tuple[str, str]]:
     """The warnings ``llmbench validate`` prints (bench.contract.quality: a run far from the same
     configuration in the releases around it), as (file relative to results/, message)."""

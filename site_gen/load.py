@@ -324,7 +324,6 @@ def _ingest(results_dir: Path, db: Path) -> IngestReport:
     still being checked. If any file has a problem, or a run is duplicated, the new file is deleted and
     ``db`` is left as it was.
     """
-    destinations.check_db_target(db)
     found = scan([results_dir])
     files = found.files
     if found.problems and not files:
