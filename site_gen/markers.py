@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from site_gen.charts import ChartContext
 
 MARKER = re.compile(
-    r"<!--\s*(chart|view|explorer|figures|runcard|compare|stat|regressions)\b:?(.*?)-->", re.DOTALL
+    r"<!--\s*(chart|view|explorer|figures|runcard|compare|stat|regressions|advisor)\b:?(.*?)-->", re.DOTALL
 )
 OPTIONS = ("height", "title")
 DATA_DIR = "assets/data"
@@ -237,7 +237,9 @@ class Page:
         """One data file for the page: the union of the runs its markers can show."""
         runs = self.site.runs
         wanted = [
-            mk.filters for mk in markers if mk.kind not in ("figures", "runcard", "stat", "regressions")
+            mk.filters
+            for mk in markers
+            if mk.kind not in ("figures", "runcard", "stat", "regressions", "advisor")
         ]
         if not wanted or runs.empty:
             return
@@ -418,6 +420,14 @@ class Page:
             branch=self.site.repo_branch,
             explorer=self._rel(self.root + "explorer.html"),
         )
+
+    def _render_advisor(self, mk: Marker) -> str:
+        """The advisor (site_gen.advisor): its own data file of configuration curves, shared by languages."""
+        from site_gen import advisor
+
+        if mk.filters:
+            raise MarkerError("advisor marker: takes no filters")
+        return advisor.render(self)
 
     def _render_stat(self, mk: Marker) -> str:
         from site_gen import stats

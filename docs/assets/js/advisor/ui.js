@@ -1,0 +1,396 @@
+// advisor/ui.js: the advisor page's form, answer, ranked table, price table and per-interactivity table.
+// In: the placeholder element (data-src, data-key, data-card, data-planner, data-words, data-lang) and
+// the window. Out: mountAdvisor returns its teardown. Side effects: loads the data file with a classic
+// <script> (the same on every server), writes the page address with history.replaceState. Every string
+// from the data goes through textContent or a URL-encoded attribute, never innerHTML.
+
+import * as logic from "./logic.js";
+import { number, readState, writeState } from "./url.js";
+
+const loading = new Map(); // data key -> Promise of the payload, kept across instant navigation
+
+function loadData(win, src, key) {
+  const store = (win.LLMBENCH_DATA = win.LLMBENCH_DATA || {});
+  if (store[key]) return Promise.resolve(store[key]);
+  if (!loading.has(key)) {
+    loading.set(key, new Promise((resolve, reject) => {
+      const s = win.document.createElement("script");
+      s.src = src;
+      s.onload = () => (store[key] ? resolve(store[key]) : reject(new Error(src)));
+      s.onerror = () => { loading.delete(key); reject(new Error(src)); };
+      win.document.head.appendChild(s);
+    }));
+  }
+  return loading.get(key);
+}
+
+function el(doc, tag, attrs, children) {
+  const e = doc.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v == null || v === false) continue;
+    if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children || []) if (c != null) e.append(c);
+  return e;
+}
+
+function say(words, key, values) {
+  let t = words[key] == null ? key : words[key];
+  for (const [k, v] of Object.entries(values || {})) t = t.split("{" + k + "}").join(String(v));
+  return t;
+}
+
+export function configLabel(c) {
+  return `${c.gpu} ×${c.n_gpus} · TP${c.tp}/PP${c.pp}/EP${c.ep || 1} · ${c.precision} · ${c.engine} ${c.version}` +
+    ` · ${c.publisher}`;
+}
+
+function configKey(c) {
+  return [c.gpu, c.n_gpus, c.tp, c.pp, c.ep || 1, c.precision, c.engine, c.version, c.publisher].join("~");
+}
+
+// The opening model: the one with the most measured points (the best-covered question), then by name.
+function defaultsOf(data) {
+  const points = new Map();
+  for (const c of data.curves) points.set(c.model, (points.get(c.model) || 0) + c.c.length);
+  const model = [...points].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map((e) => e[0])[0] || "";
+  const prices = {};
+  for (const p of data.prices) prices[p.gpu] = p.usd;
+  return { model, ttft: 2000, tpot: 100, user: 10, demand: 10000, prices };
+}
+
+function choicesOf(data) {
+  const models = [...new Set(data.curves.map((c) => c.model))].sort();
+  const gpus = [...new Set([...data.curves.map((c) => c.gpu), ...data.prices.map((p) => p.gpu)])].sort();
+  const workloads = (m) => [...new Set(data.curves.filter((c) => c.model === m).map((c) => c.isl + "/" + c.osl))]
+    .sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
+  return { models, gpus, workloads };
+}
+
+function query(s) {
+  const [isl, osl] = s.wl.split("/").map(Number);
+  return {
+    model: s.model, isl, osl,
+    limits: {
+      ttft_ms: s.ttft, ttft_pct: s.pct,
+      tpot_ms: s.lk === "tpot" ? s.tpot : null,
+      user_min: s.lk === "user" ? s.user : null,
+    },
+    demand: s.demand, demand_kind: s.dk, prices: s.prices,
+    n_gpus: s.n, tp: s.tp, ep: s.ep,
+  };
+}
+
+export function mountAdvisor(root, win) {
+  const doc = win.document, ctl = new AbortController(), on = { signal: ctl.signal };
+  const words = JSON.parse(root.dataset.words || "{}"), lang = root.dataset.lang || "en";
+  const nf = (d) => new Intl.NumberFormat(lang === "ko" ? "ko-KR" : "en-US", { maximumFractionDigits: d, minimumFractionDigits: 0 });
+  const usd = new Intl.NumberFormat(lang === "ko" ? "ko-KR" : "en-US", { style: "currency", currency: "USD" });
+  const t = (k, v) => say(words, k, v);
+  let alive = true;
+
+  loadData(win, root.dataset.src, root.dataset.key).then((data) => {
+    if (alive) build(data);
+  }, (e) => {
+    if (!alive) return;
+    root.replaceChildren(el(doc, "p", { class: "lb-advisor-error", text: t("loadError") + e.message }));
+  });
+
+  function build(data) {
+    const defaults = defaultsOf(data), choices = choicesOf(data);
+    if (!data.curves.length) {
+      root.replaceChildren(el(doc, "p", { class: "lb-advisor-nothing", text: t("noModel") }));
+      root.dataset.ready = "1";
+      return;
+    }
+    const read = readState(win.location.search, defaults, choices);
+    let state = read.state;
+    const headline = el(doc, "div", { class: "lb-advisor-headline", role: "status", "aria-live": "polite" });
+    const notes = el(doc, "p", { class: "lb-advisor-notes" });
+    const form = el(doc, "form", { class: "lb-advisor-form", "aria-label": t("inputs") });
+    const answer = el(doc, "div", { class: "lb-advisor-answer" });
+    const prices = el(doc, "div", { class: "lb-advisor-prices" });
+    const front = el(doc, "div", { class: "lb-advisor-frontier" });
+    root.replaceChildren(headline, notes, form, answer,
+      el(doc, "p", { class: "lb-advisor-method", text: t("method") }), prices, front);
+
+    function field(labelText, control) {
+      return el(doc, "label", { class: "lb-advisor-field" }, [el(doc, "span", { text: labelText }), control]);
+    }
+    function select(name, options, value) {
+      const s = el(doc, "select", { name });
+      for (const [v, text] of options) s.append(el(doc, "option", { value: v, text, selected: String(v) === String(value) }));
+      return s;
+    }
+    function numberBox(name, value) {
+      return el(doc, "input", { name, type: "text", inputmode: "decimal", value: value == null ? "" : String(value), size: 7 });
+    }
+    function multi(name, values, chosen) {
+      const box = el(doc, "fieldset", { class: "lb-advisor-multi" }, [el(doc, "legend", { text: t(name === "n" ? "nGpus" : name) })]);
+      for (const v of values) {
+        box.append(el(doc, "label", {}, [
+          el(doc, "input", { type: "checkbox", name, value: v, checked: chosen.includes(v) }), " " + v,
+        ]));
+      }
+      return values.length > 1 ? box : null;
+    }
+
+    function drawForm() {
+      const s = state;
+      const mine = data.curves.filter((c) => c.model === s.model);
+      const uniq = (f) => [...new Set(mine.map(f))].sort((a, b) => a - b);
+      form.replaceChildren(...[
+        field(t("model"), select("model", choices.models.map((m) => [m, m]), s.model)),
+        field(t("workload"), select("wl", choices.workloads(s.model).map((w) => [w, w]), s.wl)),
+        field(t("ttft"), numberBox("ttft", s.ttft)),
+        field(t("ttftPct"), select("pct", [["p50", "p50"], ["p90", "p90"]], s.pct)),
+        field(t("latencyKind"), select("lk", [["user", t("userKind")], ["tpot", t("tpotKind")]], s.lk)),
+        field(s.lk === "tpot" ? t("tpotKind") : t("userKind"), numberBox(s.lk === "tpot" ? "tpot" : "user", s.lk === "tpot" ? s.tpot : s.user)),
+        field(t("demand"), numberBox("d", s.demand)),
+        field("", select("dk", [["tps", t("demandTps")], ["rps", t("demandRps")]], s.dk)),
+        multi("n", uniq((c) => c.n_gpus), s.n),
+        multi("tp", uniq((c) => c.tp), s.tp),
+        multi("ep", uniq((c) => c.ep || 1), s.ep),
+      ].filter((e) => e != null)); // a filter with one value only is left out
+    }
+
+    function readForm() {
+      const f = form.elements, bad = [];
+      const num = (name, label) => {
+        if (!f[name]) return undefined;
+        const r = number(f[name].value);
+        if (r.bad) bad.push([label, f[name].value]);
+        return r.bad ? undefined : r.value;
+      };
+      const checked = (name) => [...form.querySelectorAll(`input[name="${name}"]:checked`)].map((i) => Number(i.value));
+      const next = Object.assign({}, state, {
+        model: f.model.value, pct: f.pct.value, lk: f.lk.value, dk: f.dk.value,
+        n: checked("n"), tp: checked("tp"), ep: checked("ep"),
+      });
+      next.wl = choices.workloads(next.model).includes(f.wl.value) ? f.wl.value : choices.workloads(next.model)[0];
+      for (const [name, key] of [["ttft", "ttft"], ["tpot", "tpot"], ["user", "user"], ["d", "demand"]]) {
+        const v = num(name, t(name === "d" ? "demand" : name === "ttft" ? "ttft" : name + "Kind"));
+        if (v !== undefined) next[key] = v;
+      }
+      if (next.demand == null) next.demand = defaults.demand; // a demand is needed to count instances
+      return { next, bad };
+    }
+
+    function drawPrices() {
+      const s = state, rows = [];
+      const seen = new Set(data.curves.filter((c) => c.model === s.model).map((c) => c.gpu));
+      const src = Object.fromEntries(data.prices.map((p) => [p.gpu, p]));
+      for (const gpu of choices.gpus.filter((g) => seen.has(g) || src[g])) {
+        const p = src[gpu];
+        const cite = p
+          ? el(doc, "span", {}, [el(doc, "a", { href: p.url, rel: "noopener", text: p.source }), " (" + p.date + ", $" + p.usd + ")"])
+          : el(doc, "span", { class: "lb-advisor-muted", text: t("noDefault") });
+        const box = el(doc, "input", {
+          type: "text", inputmode: "decimal", size: 6, "data-gpu": gpu, "aria-label": t("priceUsd") + " " + gpu,
+          value: s.prices[gpu] == null ? "" : String(s.prices[gpu]),
+        });
+        rows.push(el(doc, "tr", {}, [el(doc, "th", { scope: "row", text: gpu }), el(doc, "td", {}, [box]), el(doc, "td", {}, [cite])]));
+      }
+      prices.replaceChildren(
+        el(doc, "h2", { text: t("prices") }),
+        el(doc, "div", { class: "lb-advisor-scroll" }, [el(doc, "table", {}, [
+          el(doc, "thead", {}, [el(doc, "tr", {}, [el(doc, "th", { scope: "col", text: t("priceGpu") }),
+            el(doc, "th", { scope: "col", text: t("priceUsd") }), el(doc, "th", { scope: "col", text: t("priceSource") })])]),
+          el(doc, "tbody", {}, rows)])]),
+        el(doc, "button", { type: "button", class: "md-button lb-advisor-reset", text: t("reset") }),
+      );
+    }
+
+    function readPrices(bad) {
+      const out = {};
+      for (const box of prices.querySelectorAll("input[data-gpu]")) {
+        const r = number(box.value);
+        if (r.bad) bad.push([box.dataset.gpu, box.value]);
+        else if (r.value != null) out[box.dataset.gpu] = r.value;
+      }
+      return out;
+    }
+
+    function cardLink(ids) {
+      const span = el(doc, "span", { class: "lb-advisor-links" });
+      ids.forEach((id, i) => {
+        if (i) span.append(" ");
+        span.append(el(doc, "a", { href: root.dataset.card + "#" + encodeURIComponent(id), text: t("runCards") + (ids.length > 1 ? " " + (i + 1) : "") }));
+      });
+      return span;
+    }
+
+    function plannerLink(c, p) {
+      const q = new URLSearchParams({
+        model: c.model_id, weights: c.precision, kv: c.kv || c.precision, batch: String(p.concurrency),
+        seq: String(c.isl + c.osl), tp: String(c.tp), pp: String(c.pp), adp: c.adp ? "1" : "0",
+      });
+      return el(doc, "a", { href: root.dataset.planner + "?" + q.toString(), text: t("planner") });
+    }
+
+    function basisCell(d) {
+      const text = t(d.basis) + (d.curve.band != null ? " " + t("band", { band: nf(0).format(d.curve.band) }) : "");
+      return el(doc, "span", { class: "lb-advisor-basis lb-basis-" + d.basis, text });
+    }
+
+    function drawAnswer() {
+      const s = state, q = query(s), res = logic.rank(data.curves, q);
+      const wl = s.wl, head = [];
+      notes.textContent = "";
+      if (!res.considered) {
+        headline.replaceChildren(el(doc, "p", { class: "lb-advisor-nothing", text: t("noCurves", { model: s.model, workload: wl }) }));
+        answer.replaceChildren();
+        return;
+      }
+      if (res.rows.length) {
+        const d = res.rows[0];
+        head.push(el(doc, "p", { class: "lb-advisor-best" }, [
+          el(doc, "strong", { text: usd.format(d.usd_per_m) + " / 1M" }), " · ",
+          configLabel(d.curve) + " · " + t("colConcurrency") + " " + d.point.concurrency + " · " +
+          d.instances + " × " + d.curve.n_gpus + " = " + d.gpus + " GPU · " + usd.format(d.usd_hour) + "/h",
+        ]));
+      } else {
+        head.push(el(doc, "p", { class: "lb-advisor-nothing", text: t("nothing") }));
+        const near = logic.closest(data.curves, q);
+        if (near) {
+          const name = near.limit === "ttft" ? t("limitTtft", { pct: s.pct }) : near.limit === "tpot" ? t("limitTpot") : t("limitUser");
+          const unit = near.limit === "user" ? " tok/s" : " ms";
+          head.push(el(doc, "p", { class: "lb-advisor-closest", text: t("closest", {
+            config: configLabel(near.curve), c: near.concurrency, limit: name,
+            value: nf(1).format(near.value) + unit, bound: nf(1).format(near.bound) + unit, miss: nf(0).format(near.miss * 100),
+          }) }));
+        } else {
+          head.push(el(doc, "p", { class: "lb-advisor-closest", text: t("closestNone", { pct: s.pct }) }));
+        }
+      }
+      head.push(el(doc, "p", { class: "lb-advisor-summary", text: t("summary", { n: res.rows.length, m: res.considered, model: s.model, workload: wl }) }));
+      if (res.unpriced.length) head.push(el(doc, "p", { class: "lb-advisor-unpriced", text: t("unpriced", { gpus: res.unpriced.join(", ") }) }));
+      headline.replaceChildren(...head);
+      if (!res.rows.length) { answer.replaceChildren(); return; }
+      const cols = ["colRank", "colGpu", "colPerInstance", "colParallel", "colPrecision", "colEngine", "colConcurrency",
+        "colInstances", "colGpus", "colUsdHour", "colUsdM", "colBasis", "colLatency", "colLinks"];
+      const body = res.rows.map((d, i) => {
+        const c = d.curve, p = d.point;
+        const where = p.interpolated ? t("interpolated", { a: p.from[0], b: p.from[1] }) : t("atMeasured");
+        const fig = t("pointFigures", {
+          user: p.user_tps == null ? "–" : nf(1).format(p.user_tps), pct: s.pct,
+          ttft: p.ttft_ms == null ? "–" : nf(0).format(p.ttft_ms), tpot: p.tpot_ms == null ? "–" : nf(1).format(p.tpot_ms),
+        });
+        return el(doc, "tr", { "data-basis": d.basis }, [
+          el(doc, "td", { text: String(i + 1) }), el(doc, "td", { text: c.gpu }), el(doc, "td", { class: "lb-num", text: String(c.n_gpus) }),
+          el(doc, "td", { text: `${c.tp}/${c.pp}/${c.ep || 1}` }), el(doc, "td", { text: c.precision }),
+          el(doc, "td", { text: c.engine + " " + c.version }),
+          el(doc, "td", { class: "lb-num", text: String(p.concurrency) }),
+          el(doc, "td", { class: "lb-num", text: String(d.instances) }), el(doc, "td", { class: "lb-num", text: String(d.gpus) }),
+          el(doc, "td", { class: "lb-num", text: usd.format(d.usd_hour) }), el(doc, "td", { class: "lb-num lb-advisor-cost", text: usd.format(d.usd_per_m) }),
+          el(doc, "td", {}, [basisCell(d)]),
+          el(doc, "td", { class: "lb-advisor-point" }, [fig, el(doc, "br"), el(doc, "small", { text: where })]),
+          el(doc, "td", {}, [cardLink(p.runs), " · ", plannerLink(c, p)]),
+        ]);
+      });
+      answer.replaceChildren(
+        el(doc, "h2", { text: t("answer") }),
+        el(doc, "div", { class: "lb-advisor-scroll", tabindex: "0", role: "region", "aria-label": t("answer") }, [
+          el(doc, "table", { class: "lb-advisor-table" }, [
+            el(doc, "thead", {}, [el(doc, "tr", {}, cols.map((k) => el(doc, "th", { scope: "col", text: t(k) })))]),
+            el(doc, "tbody", {}, body)])]),
+        el(doc, "p", { class: "lb-advisor-muted", text: t("share") }),
+      );
+    }
+
+    function drawFrontier() {
+      const s = state, q = query(s), cs = logic.matching(data.curves, q);
+      const table = logic.frontierTable(cs, data.buckets);
+      if (!cs.length || !table.buckets.length) {
+        front.replaceChildren(el(doc, "h2", { text: t("frontierTitle") }), el(doc, "p", { text: t("noFrontier") }));
+        return;
+      }
+      const keys = cs.map(configKey);
+      const b = keys.indexOf(s.base) >= 0 ? keys.indexOf(s.base) : 0;
+      const headRow = (first) => el(doc, "tr", {}, [el(doc, "th", { scope: "col", text: first }),
+        ...table.buckets.map((x) => el(doc, "th", { scope: "col", class: "lb-num", text: x + " tok/s/user" })),
+        el(doc, "th", { scope: "col", class: "lb-num", text: t("auc") })]);
+      const rows = cs.map((c, i) => el(doc, "tr", {}, [el(doc, "th", { scope: "row", text: configLabel(c) }),
+        ...table.cells[i].map((v, k) => {
+          const best = table.best[k] === i;
+          return el(doc, "td", { class: "lb-num" + (best ? " lb-advisor-top" : ""), title: best ? t("best") : null,
+            text: v == null ? "–" : nf(0).format(v) + (best ? " ★" : "") });
+        }),
+        el(doc, "td", { class: "lb-num", text: nf(0).format(table.auc[i]) })]));
+      const adv = cs.map((c, i) => el(doc, "tr", {}, [el(doc, "th", { scope: "row", text: configLabel(c) }),
+        ...table.cells[i].map((v, k) => {
+          const base = table.cells[b][k];
+          return el(doc, "td", { class: "lb-num", text: v == null || base == null ? "–" : nf(2).format(v / base) + "×" });
+        }),
+        el(doc, "td", { class: "lb-num", text: table.auc[b] > 0 ? nf(2).format(table.auc[i] / table.auc[b]) + "×" : "–" })]));
+      const pick = el(doc, "select", { name: "base" });
+      cs.forEach((c, i) => pick.append(el(doc, "option", { value: keys[i], text: configLabel(c), selected: i === b })));
+      front.replaceChildren(
+        el(doc, "h2", { text: t("frontierTitle") }),
+        el(doc, "p", { text: t("frontierNote") }),
+        el(doc, "div", { class: "lb-advisor-scroll", tabindex: "0", role: "region", "aria-label": t("frontierTitle") },
+          [el(doc, "table", { class: "lb-advisor-frontier-table" }, [el(doc, "thead", {}, [headRow(t("configuration"))]), el(doc, "tbody", {}, rows)])]),
+        el(doc, "p", { class: "lb-advisor-muted", text: t("aucDef") }),
+        el(doc, "h3", { text: t("advantageTitle") }),
+        field(t("baseline"), pick),
+        el(doc, "div", { class: "lb-advisor-scroll", tabindex: "0", role: "region", "aria-label": t("advantageTitle") },
+          [el(doc, "table", { class: "lb-advisor-advantage" }, [el(doc, "thead", {}, [headRow(t("configuration"))]), el(doc, "tbody", {}, adv)])]),
+      );
+    }
+
+    function showBad(bad) {
+      notes.textContent = bad.map(([f, v]) => t("badNumber", { value: v, field: f })).join(" ");
+    }
+
+    function render(writeUrl) {
+      drawForm();
+      drawPrices();
+      drawAnswer();
+      drawFrontier();
+      if (writeUrl) win.history.replaceState(null, "", writeState(state, defaults) + win.location.hash);
+      root.dataset.ready = "1";
+    }
+
+    function update() {
+      const { next, bad } = readForm();
+      next.prices = readPrices(bad);
+      const reform = next.model !== state.model || next.lk !== state.lk;
+      state = next;
+      if (reform) {
+        drawForm(); // the workloads and filters are the model's; the limit's box follows its kind
+        drawPrices();
+      }
+      drawAnswer();
+      drawFrontier();
+      win.history.replaceState(null, "", writeState(state, defaults) + win.location.hash);
+      showBad(bad);
+    }
+
+    form.addEventListener("change", update, on);
+    form.addEventListener("submit", (e) => { e.preventDefault(); update(); }, on);
+    prices.addEventListener("change", update, on);
+    prices.addEventListener("click", (e) => {
+      if (!e.target.closest || !e.target.closest(".lb-advisor-reset")) return;
+      state = Object.assign({}, state, { prices: Object.assign({}, defaults.prices) });
+      render(true);
+    }, on);
+    front.addEventListener("change", (e) => {
+      if (e.target.name !== "base") return;
+      state = Object.assign({}, state, { base: e.target.value });
+      drawFrontier();
+      win.history.replaceState(null, "", writeState(state, defaults) + win.location.hash);
+    }, on);
+    win.addEventListener("popstate", () => {
+      state = readState(win.location.search, defaults, choices).state;
+      render(false);
+    }, on);
+    render(false);
+    showBad(read.bad);
+  }
+
+  return () => {
+    alive = false;
+    ctl.abort();
+  };
+}
