@@ -113,7 +113,8 @@ def _rows_py(curves: list[dict], q: Query) -> list[tuple]:
     ans = advisor.rank(curves, q)
     return [
         (d.curve["gpu"], d.curve["n_gpus"], d.point.concurrency, round(d.point.gpu_tps, 6),
-         d.point.interpolated, d.instances, d.gpus, round(d.usd_hour, 6), round(d.usd_per_m, 6), d.basis, list(d.point.runs))
+         d.point.interpolated, d.instances, d.gpus, round(d.usd_hour, 6), round(d.usd_per_m, 6), d.basis,
+         list(d.point.runs))
         for d in ans.rows
     ]  # fmt: skip
 
@@ -286,7 +287,8 @@ def _runs(rows: list[dict]) -> pd.DataFrame:
     base = {
         "model_name": M, "model": "org/model-m", "gpu": "H200 SXM 141GB", "precision": "FP8",
         "kv_cache_dtype": "FP8", "isl": 1000, "osl": 1000, "tp": 1, "pp": 1, "ep": None,
-        "attention_dp": False, "n_gpus": 1, "engine": "tensorrt-llm", "engine_version": "1.2.0", "source_kind": "measured",
+        "attention_dp": False, "n_gpus": 1, "engine": "tensorrt-llm", "engine_version": "1.2.0",
+        "source_kind": "measured",
         "publisher": "lab", "output_tps_per_user": None, "ttft_ms_p50": None, "ttft_ms_p90": None,
         "tpot_ms_avg": None,
     }  # fmt: skip
