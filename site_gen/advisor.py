@@ -123,49 +123,80 @@ def _plain(v: Any) -> Any:
 def curves(runs: pd.DataFrame) -> list[dict[str, Any]]:
     """One curve per configuration: its describing fields and its points by concurrency. Runs of one
     configuration at the same concurrency (repetitions) become one point, the median of each figure, with
-    every run id kept (the run cards show each)."""
+    every run id kept (the run cards show each). Grouped in pandas, not per run in Python: 100,000 runs
+    take about a second."""
+    import numpy as np
+
     rows = answering_runs(runs)
     if rows.empty:
         return []
-    band = BAND_COLUMN in rows.columns
+    cols = [*CONFIG_COLUMNS, "concurrency"]
+    rows = rows.assign(concurrency=rows["concurrency"].astype("int64"), run_id=rows["run_id"].astype(str))
+    grouped = rows.groupby(cols, dropna=False, sort=True)
+    aggs = {short: (col, "median") for short, col in _SHORT.items()}
+    if BAND_COLUMN in rows.columns:
+        aggs["band"] = (BAND_COLUMN, "median")
+    pts = grouped.agg(**aggs).reset_index()
+    # the run ids of each point: rows in the points' order, split where the point changes
+    order = rows.assign(_g=grouped.ngroup()).sort_values(["_g", "run_id"], kind="stable")
+    cuts = np.flatnonzero(np.diff(order["_g"].to_numpy())) + 1
+    ids = [a.tolist() for a in np.split(order["run_id"].to_numpy(), cuts)]
+    figures = {short: _rounded(pts[short].to_numpy(dtype="float64", na_value=np.nan)) for short in _SHORT}
+    band = _rounded(pts["band"].to_numpy(dtype="float64", na_value=np.nan)) if "band" in pts else None
+    curve_of = pts.groupby(list(CONFIG_COLUMNS), dropna=False, sort=False).ngroup().to_numpy()
+    conc = pts["concurrency"].tolist()
+    meta = pts[list(CONFIG_COLUMNS)].to_dict("records")
     out: list[dict[str, Any]] = []
-    cols = list(CONFIG_COLUMNS)
-    for key, group in rows.groupby(cols, dropna=False, sort=True):
-        cfg = {c: _plain(v) for c, v in zip(cols, key, strict=True)}
-        pts: dict[int, list[Any]] = {}
-        for r in group.itertuples(index=False):
-            pts.setdefault(int(r.concurrency), []).append(r)
-        conc = sorted(pts)
-        out.append(
-            {
-                "model": cfg["model_name"],
-                "model_id": cfg["model"],
-                "gpu": cfg["gpu"],
-                "precision": cfg["precision"],
-                "kv": cfg["kv_cache_dtype"],
-                "isl": int(cfg["isl"]),
-                "osl": int(cfg["osl"]),
-                "tp": int(cfg["tp"]),
-                "pp": int(cfg["pp"]),
-                "ep": None if cfg["ep"] is None else int(cfg["ep"]),
-                "adp": bool(cfg["attention_dp"]) if cfg["attention_dp"] is not None else False,
-                "n_gpus": int(cfg["n_gpus"]),
-                "engine": cfg["engine"],
-                "version": cfg["engine_version"],
-                "kind": cfg["source_kind"],
-                "publisher": cfg["publisher"],
-                "band": _median([_plain(getattr(r, BAND_COLUMN)) for r in group.itertuples()])
-                if band
-                else None,
-                "c": conc,
-                **{
-                    short: [_round(_median([_plain(getattr(r, col)) for r in pts[c]])) for c in conc]
-                    for short, col in _SHORT.items()
-                },
-                "runs": [sorted(str(r.run_id) for r in pts[c]) for c in conc],
-            }
-        )
+    for k in range(len(pts)):
+        if k == 0 or curve_of[k] != curve_of[k - 1]:
+            out.append(_describe({c: _plain(v) for c, v in meta[k].items()}))
+            out[-1]["_bands"] = []
+        cur = out[-1]
+        cur["c"].append(conc[k])
+        for short in _SHORT:
+            cur[short].append(figures[short][k])
+        cur["runs"].append(ids[k])
+        if band is not None and band[k] is not None:
+            cur["_bands"].append(band[k])
+    for cur in out:
+        cur["band"] = _median(cur.pop("_bands"))
     return out
+
+
+def _describe(cfg: dict[str, Any]) -> dict[str, Any]:
+    """A curve's describing fields (short names: the file is shipped) and its empty point lists."""
+    return {
+        "model": cfg["model_name"],
+        "model_id": cfg["model"],
+        "gpu": cfg["gpu"],
+        "precision": cfg["precision"],
+        "kv": cfg["kv_cache_dtype"],
+        "isl": int(cfg["isl"]),
+        "osl": int(cfg["osl"]),
+        "tp": int(cfg["tp"]),
+        "pp": int(cfg["pp"]),
+        "ep": None if cfg["ep"] is None else int(cfg["ep"]),
+        "adp": bool(cfg["attention_dp"]) if cfg["attention_dp"] is not None else False,
+        "n_gpus": int(cfg["n_gpus"]),
+        "engine": cfg["engine"],
+        "version": cfg["engine_version"],
+        "kind": cfg["source_kind"],
+        "publisher": cfg["publisher"],
+        "band": None,
+        "c": [],
+        **{short: [] for short in _SHORT},
+        "runs": [],
+    }
+
+
+def _rounded(values: Any) -> list[float | None]:
+    """4 significant figures (finer than any run repeats; the file stays small), None for NaN."""
+    import numpy as np
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = 10.0 ** (3 - np.floor(np.log10(np.abs(values))))
+        r = np.where(np.isfinite(scale), np.round(values * scale) / scale, values)
+    return [None if np.isnan(v) else float(v) for v in r.tolist()]
 
 
 _SHORT = {
@@ -175,11 +206,6 @@ _SHORT = {
     "ttft90": "ttft_ms_p90",
     "tpot": "tpot_ms_avg",
 }
-
-
-def _round(v: float | None) -> float | None:
-    """4 significant figures is finer than any run repeats (the payload stays small)."""
-    return None if v is None else float(f"{v:.4g}")
 
 
 def curves_payload(runs: pd.DataFrame) -> dict[str, Any]:

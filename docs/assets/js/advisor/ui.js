@@ -35,6 +35,13 @@ function el(doc, tag, attrs, children) {
   return e;
 }
 
+const MAX_ROWS = 20; // ranked rows shown at first ("Show all" for the rest): fewer numbers on first sight
+const MAX_FRONTIER = 15; // frontier-table rows: the largest areas under the frontier
+
+function fill(node, ...kids) {
+  node.replaceChildren(...kids.filter((k) => k != null)); // replaceChildren(null) would write "null"
+}
+
 function say(words, key, values) {
   let t = words[key] == null ? key : words[key];
   for (const [k, v] of Object.entries(values || {})) t = t.split("{" + k + "}").join(String(v));
@@ -105,7 +112,7 @@ export function mountAdvisor(root, win) {
       return;
     }
     const read = readState(win.location.search, defaults, choices);
-    let state = read.state;
+    let state = read.state, showAll = false, drawnFrontier = "";
     const headline = el(doc, "div", { class: "lb-advisor-headline", role: "status", "aria-live": "polite" });
     const notes = el(doc, "p", { class: "lb-advisor-notes" });
     const form = el(doc, "form", { class: "lb-advisor-form", "aria-label": t("inputs") });
@@ -270,7 +277,8 @@ export function mountAdvisor(root, win) {
       if (!res.rows.length) { answer.replaceChildren(); return; }
       const cols = ["colRank", "colGpu", "colPerInstance", "colParallel", "colPrecision", "colEngine", "colConcurrency",
         "colInstances", "colGpus", "colUsdHour", "colUsdM", "colBasis", "colLatency", "colLinks"];
-      const body = res.rows.map((d, i) => {
+      const shown = showAll ? res.rows : res.rows.slice(0, MAX_ROWS);
+      const body = shown.map((d, i) => {
         const c = d.curve, p = d.point;
         const where = p.interpolated ? t("interpolated", { a: p.from[0], b: p.from[1] }) : t("atMeasured");
         const fig = t("pointFigures", {
@@ -289,18 +297,35 @@ export function mountAdvisor(root, win) {
           el(doc, "td", {}, [cardLink(p.runs), " · ", plannerLink(c, p)]),
         ]);
       });
-      answer.replaceChildren(
+      fill(answer,
         el(doc, "h2", { text: t("answer") }),
         el(doc, "div", { class: "lb-advisor-scroll", tabindex: "0", role: "region", "aria-label": t("answer") }, [
           el(doc, "table", { class: "lb-advisor-table" }, [
             el(doc, "thead", {}, [el(doc, "tr", {}, cols.map((k) => el(doc, "th", { scope: "col", text: t(k) })))]),
             el(doc, "tbody", {}, body)])]),
+        shown.length < res.rows.length
+          ? el(doc, "button", { type: "button", class: "md-button lb-advisor-all", text: t("showAll", { n: res.rows.length }) })
+          : null,
         el(doc, "p", { class: "lb-advisor-muted", text: t("share") }),
       );
+      const all = answer.querySelector(".lb-advisor-all");
+      if (all) all.addEventListener("click", () => { showAll = true; drawAnswer(); }, on);
     }
 
     function drawFrontier() {
-      const s = state, q = query(s), cs = logic.matching(data.curves, q);
+      const s = state, q = query(s);
+      // the table depends on the model, workload, filters and baseline only, not on the limits or prices
+      const stamp = JSON.stringify([s.model, s.wl, s.n, s.tp, s.ep, s.base]);
+      if (stamp === drawnFrontier) return;
+      drawnFrontier = stamp;
+      const all = logic.matching(data.curves, q), keyOf = all.map(configKey);
+      const aucs = all.map((c) => logic.frontierAuc(logic.frontier(c)));
+      // the largest areas first, at most MAX_FRONTIER rows (the baseline always among them)
+      let order = all.map((_, i) => i).sort((a, b) => aucs[b] - aucs[a] || (keyOf[a] < keyOf[b] ? -1 : 1));
+      const pinned = keyOf.indexOf(s.base);
+      order = order.slice(0, MAX_FRONTIER);
+      if (pinned >= 0 && !order.includes(pinned)) order[order.length - 1] = pinned;
+      const cs = order.map((i) => all[i]);
       const table = logic.frontierTable(cs, data.buckets);
       if (!cs.length || !table.buckets.length) {
         front.replaceChildren(el(doc, "h2", { text: t("frontierTitle") }), el(doc, "p", { text: t("noFrontier") }));
@@ -326,9 +351,10 @@ export function mountAdvisor(root, win) {
         el(doc, "td", { class: "lb-num", text: table.auc[b] > 0 ? nf(2).format(table.auc[i] / table.auc[b]) + "×" : "–" })]));
       const pick = el(doc, "select", { name: "base" });
       cs.forEach((c, i) => pick.append(el(doc, "option", { value: keys[i], text: configLabel(c), selected: i === b })));
-      front.replaceChildren(
+      fill(front,
         el(doc, "h2", { text: t("frontierTitle") }),
         el(doc, "p", { text: t("frontierNote") }),
+        all.length > cs.length ? el(doc, "p", { class: "lb-advisor-muted", text: t("moreConfigs", { n: all.length - cs.length }) }) : null,
         el(doc, "div", { class: "lb-advisor-scroll", tabindex: "0", role: "region", "aria-label": t("frontierTitle") },
           [el(doc, "table", { class: "lb-advisor-frontier-table" }, [el(doc, "thead", {}, [headRow(t("configuration"))]), el(doc, "tbody", {}, rows)])]),
         el(doc, "p", { class: "lb-advisor-muted", text: t("aucDef") }),
@@ -344,6 +370,7 @@ export function mountAdvisor(root, win) {
     }
 
     function render(writeUrl) {
+      drawnFrontier = "";
       drawForm();
       drawPrices();
       drawAnswer();
@@ -356,6 +383,7 @@ export function mountAdvisor(root, win) {
       const { next, bad } = readForm();
       next.prices = readPrices(bad);
       const reform = next.model !== state.model || next.lk !== state.lk;
+      showAll = false;
       state = next;
       if (reform) {
         drawForm(); // the workloads and filters are the model's; the limit's box follows its kind
@@ -378,6 +406,7 @@ export function mountAdvisor(root, win) {
     front.addEventListener("change", (e) => {
       if (e.target.name !== "base") return;
       state = Object.assign({}, state, { base: e.target.value });
+      drawnFrontier = "";
       drawFrontier();
       win.history.replaceState(null, "", writeState(state, defaults) + win.location.hash);
     }, on);
