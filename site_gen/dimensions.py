@@ -66,6 +66,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
     ),
     Dimension("tp", "TP", "tp", numeric=True, help="Tensor-parallel size."),
     Dimension("pp", "PP", "pp", numeric=True, help="Pipeline-parallel size."),
+    # issue 27 (InferenceX #107): runs by the GPUs they take, whatever the TP × PP split
+    Dimension("gpus", "GPUs", "n_gpus", numeric=True, help="GPUs a run uses (TP × PP)."),
     Dimension("engine", "Engine", "engine", help="Inference engine: tensorrt-llm, transformers, ..."),
     Dimension(
         "version",
