@@ -48,6 +48,7 @@ LIGHTHOUSE_PAGES = {
     "view": "generated/views/generational-uplift.html",
     "GPU page": "generated/gpus/h200-sxm-141gb.html",
     "planner": "guide/07-memory.html",
+    "advisor": "advisor.html",
 }
 
 WORKLOADS = [(128, 128), (128, 2048), (2048, 128), (1000, 1000), (500, 2000), (2048, 2048), (5000, 500),

@@ -36,6 +36,8 @@ PAGES = {
     "MLPerf page": "generated/mlperf/index.html",
     "Pareto view": "generated/views/latency-pareto.html",
     "Korean explorer": "ko/explorer.html",
+    "advisor": "advisor.html",
+    "Korean advisor": "ko/advisor.html",
 }
 
 
@@ -84,6 +86,8 @@ def test_no_serious_or_critical_accessibility_violation(
         if kind == "planner":
             page.wait_for_selector(".llmbench-planner__form", timeout=20_000)
         page.evaluate("window.llmbench && window.llmbench.drawAll && window.llmbench.drawAll()")
+        if kind.endswith("advisor"):
+            page.wait_for_selector("#llmbench-advisor[data-ready]", timeout=20_000)
         if kind == "MLPerf page":
             page.wait_for_selector("[data-mlperf][data-rendered]", timeout=20_000)
         page.add_script_tag(path=str(axe_script))

@@ -155,7 +155,7 @@ export function mountAdvisor(root, win) {
         field(t("latencyKind"), select("lk", [["user", t("userKind")], ["tpot", t("tpotKind")]], s.lk)),
         field(s.lk === "tpot" ? t("tpotKind") : t("userKind"), numberBox(s.lk === "tpot" ? "tpot" : "user", s.lk === "tpot" ? s.tpot : s.user)),
         field(t("demand"), numberBox("d", s.demand)),
-        field("", select("dk", [["tps", t("demandTps")], ["rps", t("demandRps")]], s.dk)),
+        field(t("demandUnit"), select("dk", [["tps", t("demandTps")], ["rps", t("demandRps")]], s.dk)),
         multi("n", uniq((c) => c.n_gpus), s.n),
         multi("tp", uniq((c) => c.tp), s.tp),
         multi("ep", uniq((c) => c.ep || 1), s.ep),
