@@ -255,8 +255,11 @@ def render(page: Page) -> str:
         "data-lang": site.lang,
     }
     body = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
+    # Shown until the module replaces it: where module scripts cannot run (file://, no JavaScript) it stays
+    # and says how to serve the folder.
     note = html.escape(site.cat.t("advisor.noscript"))
-    return f'<div id="llmbench-advisor" class="lb-advisor" {body}><noscript><p>{note}</p></noscript></div>'
+    loading = f'<p class="lb-advisor-loading">{note}</p>'
+    return f'<div id="llmbench-advisor" class="lb-advisor" {body}>{loading}</div>'
 
 
 # --- the arithmetic (twin of docs/assets/js/advisor/logic.js) ----------------------------------------

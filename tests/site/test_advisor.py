@@ -317,3 +317,47 @@ def test_every_default_price_names_its_source_and_date() -> None:
     for p in advisor.PRICES:
         assert p["usd"] > 0 and p["url"].startswith("https://") and p["source"]
         assert len(p["date"]) == 10 and p["date"] < "2026-12-02"
+
+
+# --- the address (docs/assets/js/advisor/url.js) -------------------------------------------------------
+
+URL_JS = ROOT / "docs" / "assets" / "js" / "advisor" / "url.js"
+
+
+def _url_js(body: str) -> Any:
+    node = shutil.which("node")
+    assert node, "node is needed"
+    script = f"import * as U from {json.dumps(URL_JS.as_uri())};{body}"
+    out = subprocess.run(
+        [node, "--input-type=module", "-e", script], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
+def test_a_state_survives_the_address_and_hostile_values_are_dropped() -> None:
+    defaults = {"model": "A", "ttft": 2000, "tpot": 100, "user": 10, "demand": 10000, "prices": {"G1": 4.54}}
+    state = {
+        "model": "B", "wl": "128/2048", "ttft": 350.5, "pct": "p50", "lk": "tpot", "tpot": 40, "user": 10,
+        "demand": 3, "dk": "rps", "prices": {"G1": 4.54, "G2 <x>": 2.5}, "n": [1, 8], "tp": [8], "ep": [],
+        "base": "G1~1~1~1~1~FP8~tensorrt-llm~1.2.0~lab",
+    }  # fmt: skip
+    choices = (
+        "{models:['A','B'], gpus:['G1','G2 <x>'], workloads:(m)=>m==='B'?['1024/1024','128/2048']:['1/1']}"
+    )
+    back = _url_js(
+        f"const d={json.dumps(defaults)}, s={json.dumps(state)};"
+        f"const q=U.writeState(s,d); const r=U.readState(q,d,{choices});"
+        "process.stdout.write(JSON.stringify({q, r}));"
+    )
+    assert back["r"]["bad"] == [] and back["r"]["state"] == state
+    assert "price.G1" not in back["q"]  # a default price stays out of the address
+    hostile = (
+        "?model=%3Cimg%3E&wl=%3Cscript%3E&ttft=1e308&user=0x10&d=-5"
+        "&price.G1=abc&price.%3Cimg%3E=1&n=1,%3Cx%3E"
+    )
+    r = _url_js(f"process.stdout.write(JSON.stringify(U.readState({json.dumps(hostile)},"
+                f"{json.dumps(defaults)},{choices})))")  # fmt: skip
+    assert r["state"]["model"] == "A" and r["state"]["wl"] == "1/1" and r["state"]["ttft"] == 2000
+    assert r["state"]["user"] == 10 and r["state"]["demand"] == 10000 and r["state"]["prices"] == {"G1": 4.54}
+    assert r["state"]["n"] == [1]
+    assert sorted(v for _, v in r["bad"]) == ["-5", "0x10", "1e308", "abc"]

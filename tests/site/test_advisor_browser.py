@@ -7,6 +7,7 @@ resolve, hostile URL parameters and publisher names shown as text, no console er
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -56,6 +57,16 @@ def advisor_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     url, server = serve(work / "site", port)
     yield url
     server.shutdown()
+
+
+def test_from_disk_the_page_says_how_to_serve_it(
+    advisor_url: str, watched: Watched, tmp_path_factory
+) -> None:
+    """Module scripts do not run from file://: the placeholder's own text stays and names the command."""
+    site = next(Path(p) for p in tmp_path_factory.getbasetemp().glob("advisor-site*/site"))
+    watched.page.goto((site / "advisor.html").as_uri())
+    watched.page.wait_for_load_state("load")
+    assert "python3 -m http.server" in watched.page.text_content("#llmbench-advisor")
 
 
 def _open(w: Watched, url: str) -> object:
