@@ -172,3 +172,18 @@ def test_the_data_file_leaves_out_runs_that_cannot_answer(advisor_url: str) -> N
     src = html.split('data-src="', 1)[1].split('"', 1)[0]
     data = urllib.request.urlopen(f"{advisor_url}/{src}").read().decode()
     assert "A100 SXM4 80GB" not in data and "H200 SXM 141GB" in data
+
+
+def test_instant_navigation_mounts_it_and_tears_it_down(advisor_url: str, watched: Watched) -> None:
+    """Material swaps pages without a reload: the entry mounts on document$ each time the advisor's page
+    comes in, once, and a page change away leaves no error behind."""
+    page = watched.open(f"{advisor_url}/index.html")
+    page.click("a.md-tabs__link[href$='advisor.html']")
+    page.wait_for_selector("#llmbench-advisor[data-ready]", timeout=20_000)
+    assert page.locator(".lb-advisor-form").count() == 1 and len(_table(page)) == 2
+    page.click("a.md-tabs__link[href$='explorer.html']")
+    page.wait_for_function("location.pathname.endsWith('explorer.html')")
+    page.go_back()
+    page.wait_for_selector("#llmbench-advisor[data-ready]", timeout=20_000)
+    assert page.locator(".lb-advisor-form").count() == 1
+    assert watched.errors == []
