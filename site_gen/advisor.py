@@ -570,9 +570,3 @@ def frontier_table(cs: Sequence[dict[str, Any]], buckets: Sequence[float] = BUCK
         "best": best,
         "auc": [frontier_auc(f) for f in fronts],
     }
-
-
-def load_curves(path: Path) -> list[dict[str, Any]]:
-    """The curves of a written advisor data file (tests)."""
-    text = path.read_text(encoding="utf-8")
-    return json.loads(text[text.index("=", text.index("]")) + 1 :].rstrip().rstrip(";"))["curves"]
