@@ -110,6 +110,7 @@ class Site:
     db: Path | None = None  # the DuckDB file (the run cards read every column of it)
     repo_url: str = ""  # mkdocs.yml repo_url: result files and "report a mistake" link there
     repo_branch: str = "main"
+    site_url: str = ""  # mkdocs.yml site_url: the base of a run's permalink in its "cite this"
     templates: Any = None
     files: dict[str, dataset.DataFile] = field(default_factory=dict)  # name -> data file, written after build
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
@@ -395,13 +396,16 @@ class Page:
     def _render_runcard(self, mk: Marker) -> str:
         """The run card of the run named after the '#' of the page's URL, from one data file of every run
         with every column (loaded only by this page)."""
-        from site_gen import queries
+        from site_gen import cite, queries
 
         if "runcard" not in self.site.keys:
             # every column of every run: streamed from DuckDB in batches, never one frame of it all
             enc = dataset.Encoder()
+            extra = cite.columns_sql(self.site.site_url)  # "cite this": built here, where site_url is known
             batches = (
-                queries.run_detail_batches(self.site.db, arrow=dataset.arrow_types) if self.site.db else ()
+                queries.run_detail_batches(self.site.db, arrow=dataset.arrow_types, extra=extra)
+                if self.site.db
+                else ()
             )
             for batch in batches:
                 enc.add(batch)
@@ -651,8 +655,16 @@ CARD_SECTIONS: list[dict[str, Any]] = [
         ["timestamp", "Measured at"], ["source_notes", "Source notes"], ["file", "Result file"],
         ["run_index", "Run number in the file"],
     ]},
-    {"title": "Reproduce", "fields": [["command", "Command"], ["notes", "Notes"]]},
+    {"title": "Reproduce", "fields": [
+        ["command", "Command"], ["source_commands", "Commands the source page gives"], ["notes", "Notes"],
+    ]},
 ]  # fmt: skip
+# "Cite this" (site_gen.cite): in the run cards' data file already, as templates with "{run_id}" where
+# the run's id goes; not a card section until the page script puts the id in (it would show "{run_id}").
+CITE_SECTION: dict[str, Any] = {
+    "title": "Cite this",
+    "fields": [["cite_text", "Plain text"], ["cite_bibtex", "BibTeX"]],
+}
 
 
 def presets(df: pd.DataFrame, cat: i18n.Catalogue | None = None) -> list[dict[str, str]]:

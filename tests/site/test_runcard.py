@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 import duckdb
 import pytest
 
-from tests.site.conftest import JS_URL, XSS, Watched
+from tests.site.conftest import FIXTURE_COMMANDS, JS_URL, XSS, Watched
 
 pytestmark = pytest.mark.browser
 
@@ -50,6 +50,21 @@ def test_a_table_row_opens_its_run_card_with_the_result_files_figures(
     ).fetchone()[0]
     con.close()
     assert urlparse(page.url).fragment == run_id
+    # the commands the source page gives, one per line, the markup in one of them shown as text
+    commands = page.locator(".lb-card-fields dt:text-is('Commands the source page gives') + dd")
+    assert commands.inner_text().split("\n") == [FIXTURE_COMMANDS[0], f"{FIXTURE_COMMANDS[1]} {XSS}"]
+    # "cite this" (site_gen.cite): in the page's data as templates; the run's id fills the permalink,
+    # which leads back to this very card
+    rows = page.evaluate(
+        """async () => { const src = document.querySelector('.lb-runcard').dataset.lbSrc;
+            const text = await (await fetch(src)).text(); return text; }"""
+    )
+    template = "Fixture Lab (2026-01-15). fixture Fixture Lab. llmbench run {run_id}: "
+    assert template in rows
+    start = rows.index(template) + len(template)
+    permalink = rows[start : rows.index('"', start)].replace("{run_id}", run_id)
+    assert urlparse(permalink).path.endswith("/runs.html") and urlparse(permalink).fragment == run_id
+    assert "@misc{llmbench-{run_id},\\n  author = {{Fixture Lab}}," in rows
     file_link = page.get_attribute(".lb-card-fields a:text('a/20260115-h200.yaml')", "href")
     assert file_link.endswith("/blob/main/results/a/20260115-h200.yaml")
     report = urlparse(page.get_attribute(".lb-report", "href"))
