@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from site_gen import compare, i18n, views
+from site_gen import compare, i18n, neighbours, views
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,11 +114,54 @@ def _compare_links(name: str, partners: list[tuple[str, int]], cat: Catalogue) -
     return [f"**{text(cat.t('pages.compare_with'))}** " + ", ".join(links) + ".", ""]
 
 
+def _tps(value: float) -> str:
+    """Tokens/s for a table cell: whole numbers with separators; three significant digits below 100
+    (13.8, not 14; 0.0135, not 0)."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def _card(best: neighbours.Best, label: str) -> str:
+    """``label`` linked to the best run's card (HTML: MkDocs checks only Markdown links)."""
+    return f'<a href="../../runs.html#{html.escape(best.run_id, quote=True)}">{html.escape(label)}</a>'
+
+
+def _neighbours_table(name: str, rows: list[neighbours.Row], cat: Catalogue) -> list[str]:
+    """The GPU's best figures beside its neighbours' (site_gen.neighbours): what the page opens on."""
+    lines = [f"## {text(cat.t('pages.gpu_best_title'))}", ""]
+    if not rows:
+        return [*lines, text(cat.t("pages.gpu_best_none")), ""]
+    lines += [text(cat.t("pages.gpu_best_intro", gpu=name)), ""]
+    head = [
+        cat.t("pages.col_model"),
+        cat.t("pages.col_precision"),
+        cat.t("pages.col_workload"),
+        cat.t("pages.col_this_gpu", gpu=name),
+        cat.t("pages.col_neighbours"),
+    ]
+    lines += ["| " + " | ".join(text(h) for h in head) + " |", "|---|---|---|---:|---|"]
+    for r in rows:
+        near = ", ".join(
+            f"{html.escape(n.gpu)} {_card(n, _tps(n.value))} ({r.mine.value / n.value:.2f}×)"
+            for n in r.neighbours
+        )
+        cells = [text(r.model), text(r.precision), text(r.workload), _card(r.mine, _tps(r.mine.value)), near]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
 def _entity_page(
-    kind: str, key: str, name: str, facts: list[str], cat: Catalogue, partners: list[tuple[str, int]] = ()
+    kind: str,
+    key: str,
+    name: str,
+    facts: list[str],
+    cat: Catalogue,
+    partners: list[tuple[str, int]] = (),
+    best: list[neighbours.Row] | None = None,
 ) -> str:
     # the whole width for the charts and the table (the page is not in the navigation)
     lines = ["---", "hide: [navigation, toc]", "---", "", f"# {text(name)}", "", *facts, ""]
+    if best is not None:  # a GPU page opens on how the GPU compares, then the explorer of its runs
+        lines += _neighbours_table(name, best, cat)
     lines += _compare_links(name, list(partners), cat)
     lines += [
         text(cat.t(f"pages.{kind}_entity_intro")),
@@ -164,12 +207,16 @@ def pages(runs: pd.DataFrame, gpu_info: dict[str, dict], cat: Catalogue | None =
     gpu_slugs = _slugs(list(gpus["name"]))
     out.append(GeneratedPage("gpus/index.md", lambda: _index("gpu", gpus, gpu_slugs, cat)))
     pairs = compare.partners(runs) if not runs.empty else {}
+    best = neighbours.index(runs)
     for name, s in gpu_slugs.items():
         facts = _gpu_facts(gpu_info.get(name, {}), cat)
         p = pairs.get(name, [])
         out.append(
             GeneratedPage(
-                f"gpus/{s}.md", lambda n=name, f=facts, p=p: _entity_page("gpu", "gpu", n, f, cat, p)
+                f"gpus/{s}.md",
+                lambda n=name, f=facts, p=p: _entity_page(
+                    "gpu", "gpu", n, f, cat, p, neighbours.rows(best, n)
+                ),
             )
         )
     models = _counts(runs, "model_name")
