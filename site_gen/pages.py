@@ -67,6 +67,14 @@ def view_description(cat: Catalogue, view: views.View) -> str:
     return cat.messages.get(f"views.{view.name}.description", view.description)
 
 
+def _held_fixed(view: views.View, cat: Catalogue) -> list[str]:
+    """What the view holds to one value (its ``single`` dimensions): one definition per comparison, said."""
+    if not view.single:
+        return []
+    dims = ", ".join(cat.messages.get(f"dimensions.{k}.label", k) for k in view.single)
+    return [text(cat.t("pages.view_fixed", dims=dims)), ""]
+
+
 def _view_page(view: views.View, cat: Catalogue) -> str:
     return "\n".join(
         [
@@ -74,6 +82,7 @@ def _view_page(view: views.View, cat: Catalogue) -> str:
             "",
             text(view_description(cat, view)),
             "",
+            *_held_fixed(view, cat),
             text(cat.t("pages.view_intro")),
             "",
             f"<!-- view: {view.name} -->",

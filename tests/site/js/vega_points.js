@@ -1,5 +1,5 @@
 // Runs a compiled Vega spec on rows in node (vega.min.js, renderer none) and prints the datums of its
-// symbol marks in drawing order: what the page draws and what its data table lists.
+// marks of one type (argv[3], default symbol) in drawing order: what the page draws and its data table lists.
 const vega = require(process.argv[2]);
 let input = ""; process.stdin.on("data", (d) => (input += d)).on("end", async () => {
   const { spec, name, rows } = JSON.parse(input);
@@ -7,7 +7,7 @@ let input = ""; process.stdin.on("data", (d) => (input += d)).on("end", async ()
   view.insert(name, rows);
   await view.runAsync();
   const out = [];
-  const walk = (n) => { if (n.marktype === "symbol" && n.role === "mark") n.items.forEach((i) => out.push(i.datum)); (n.items || []).forEach(walk); };
+  const walk = (n) => { if (n.marktype === (process.argv[3] || "symbol") && n.role === "mark") n.items.forEach((i) => out.push(i.datum)); (n.items || []).forEach(walk); };
   walk(view.scenegraph().root);
   console.log(JSON.stringify(out));
 });
