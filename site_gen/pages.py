@@ -140,21 +140,16 @@ def _neighbours_table(name: str, rows: list[neighbours.Row], cat: Catalogue) -> 
     if not rows:
         return [*lines, text(cat.t("pages.gpu_best_none")), ""]
     lines += [text(cat.t("pages.gpu_best_intro", gpu=name)), ""]
-    head = [
-        cat.t("pages.col_model"),
-        cat.t("pages.col_precision"),
-        cat.t("pages.col_workload"),
-        cat.t("pages.col_this_gpu", gpu=name),
-        cat.t("pages.col_neighbours"),
-    ]
-    lines += ["| " + " | ".join(text(h) for h in head) + " |", "|---|---|---|---:|---|"]
+    # one column for what is held equal, so that on a phone the GPU's own figure is in the first screen
+    head = [cat.t("pages.col_config"), cat.t("pages.col_this_gpu", gpu=name), cat.t("pages.col_neighbours")]
+    lines += ["| " + " | ".join(text(h) for h in head) + " |", "|---|---:|---|"]
     for r in rows:
         near = ", ".join(
             f"{html.escape(n.gpu)} {_card(n, _tps(n.value))} ({r.mine.value / n.value:.2f}×)"
             for n in r.neighbours
         )
-        cells = [text(r.model), text(r.precision), text(r.workload), _card(r.mine, _tps(r.mine.value)), near]
-        lines.append("| " + " | ".join(cells) + " |")
+        config = text(f"{r.model} · {r.precision} · {r.workload}")
+        lines.append(f"| {config} | {_card(r.mine, _tps(r.mine.value))} | {near} |")
     return [*lines, ""]
 
 

@@ -72,8 +72,9 @@ def test_the_gpu_page_opens_on_its_figures_beside_other_gpus(
         page = w.open(f"{fixture_url}/{lang}generated/gpus/h200-sxm-141gb.html")
         table = page.locator("article table").first
         cells = table.locator("tbody tr").first.locator("td").all_inner_texts()
-        assert cells[:4] == ["Llama 3.1 8B", "FP16", "128/128", "16,000"]
-        assert cells[4] == "A100 SXM4 80GB 7,000 (2.29×)"
+        assert cells == ["Llama 3.1 8B · FP16 · 128/128", "16,000", "A100 SXM4 80GB 7,000 (2.29×)"]
+        figure = table.locator("tbody tr").first.locator("td").nth(1).bounding_box()
+        assert figure["x"] + figure["width"] <= size[0], "the GPU's own figure is off the screen"
         assert table.locator("tbody tr").count() == 1  # FP8 and 70B: no neighbour at the same precision
         heading = page.locator("article h2").first.inner_text().rstrip("¶")  # toc permalink
         assert heading == ("다른 GPU와 나란히 본 최고 수치" if lang else "Best figures beside other GPUs")
