@@ -111,3 +111,25 @@ def test_the_card_shows_data_as_text_and_links_only_web_addresses(fixture_url: s
 def test_an_unknown_id_says_so(fixture_url: str, watched: Watched) -> None:
     page = watched.open(f"{fixture_url}/runs.html#000000000000")
     assert "No run has the id “000000000000”" in page.text_content(".lb-runcard")
+
+
+def test_the_korean_card_is_in_korean(fixture_url: str, watched: Watched) -> None:
+    """Titles and labels come from the catalogue (``card.*``): every one of them in Korean where Korean
+    has its own words, the data as it is."""
+    from site_gen import i18n
+
+    ko = i18n.load("ko")
+    page = watched.open(f"{fixture_url}/ko/explorer.html?gpu=H200+SXM+141GB&precision=FP8&tp=2")
+    href = page.get_attribute(".lb-card-link", "href")
+    page = watched.open(f"{fixture_url}/ko/{href}")
+    page.wait_for_function("document.querySelector('.lb-card-fields')", timeout=20_000)
+    fields = card(page)
+    assert fields[ko.t("card.fields.output_tps")] == "50,000"
+    assert fields[ko.t("card.fields.gpu")] == "H200 SXM 141GB"
+    titles = page.eval_on_selector_all(".lb-runcard h3", "hs => hs.map(h => h.textContent)")
+    assert ko.t("card.sections.result") in titles and "Result" not in titles
+    en = i18n.load("en")
+    same = [f for f in ko.messages if f.startswith("card.") and ko.t(f) == en.t(f) and f not in ko.kept]
+    assert same == []  # a label left in English is kept on purpose (names: GPU, URL, max_batch_size ...)
+    assert set(fields) <= {ko.t(f) for f in ko.messages if f.startswith("card.fields.")}
+    assert watched.errors == []
