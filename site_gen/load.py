@@ -120,6 +120,8 @@ def file_values(data: dict[str, Any], file: str) -> dict[str, Any]:
         "weights": m["weights"],
         "site_url": str(src["site_url"]) if src["site_url"] is not None else None,
         "source_notes": src["notes"],
+        # the commands the source page gives (one per line), shown on the run card under Reproduce
+        "source_commands": "\n".join(src["commands"]) if src.get("commands") else None,
     }
 
 
@@ -605,6 +607,7 @@ RUN_COLUMNS: list[tuple[str, str]] = [
     ("source_notes", "VARCHAR"),
     ("input_stdev", "DOUBLE"),
     ("output_stdev", "DOUBLE"),
+    ("source_commands", "VARCHAR"),
 ]
 # Columns whose value is the same for every run of a file (computed once per file by file_values).
 FILE_LEVEL: tuple[str, ...] = (
@@ -612,7 +615,7 @@ FILE_LEVEL: tuple[str, ...] = (
     "gpu", "gpu_label", "architecture", "gpu_year", "gpu_memory_gb", "hbm_bandwidth_tb_s", "gpus_per_node",
     "nodes", "interconnect", "engine", "engine_version", "engine_version_file", "version_key",
     "workflow", "benchmark_tool", "container_image", "model", "model_name", "model_label", "checkpoint",
-    "precision", "kv_cache_dtype", "weights", "site_url", "source_notes",
+    "precision", "kv_cache_dtype", "weights", "site_url", "source_notes", "source_commands",
 )  # fmt: skip
 RUN_LEVEL: tuple[str, ...] = tuple(c for c, _ in RUN_COLUMNS if c not in FILE_LEVEL)
 

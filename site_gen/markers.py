@@ -110,6 +110,7 @@ class Site:
     db: Path | None = None  # the DuckDB file (the run cards read every column of it)
     repo_url: str = ""  # mkdocs.yml repo_url: result files and "report a mistake" link there
     repo_branch: str = "main"
+    site_url: str = ""  # mkdocs.yml site_url: the base of a run's permalink in its "cite this"
     templates: Any = None
     files: dict[str, dataset.DataFile] = field(default_factory=dict)  # name -> data file, written after build
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
@@ -397,13 +398,16 @@ class Page:
     def _render_runcard(self, mk: Marker) -> str:
         """The run card of the run named after the '#' of the page's URL, from one data file of every run
         with every column (loaded only by this page)."""
-        from site_gen import queries
+        from site_gen import cite, queries
 
         if "runcard" not in self.site.keys:
             # every column of every run: streamed from DuckDB in batches, never one frame of it all
             enc = dataset.Encoder()
+            extra = cite.columns_sql(self.site.site_url)  # "cite this": built here, where site_url is known
             batches = (
-                queries.run_detail_batches(self.site.db, arrow=dataset.arrow_types) if self.site.db else ()
+                queries.run_detail_batches(self.site.db, arrow=dataset.arrow_types, extra=extra)
+                if self.site.db
+                else ()
             )
             for batch in batches:
                 enc.add(batch)
@@ -415,7 +419,7 @@ class Page:
             "runcard.html.j2",
             src=self._rel(f"{DATA_DIR}/{key}.js"),
             key=key,
-            sections=json.dumps(CARD_SECTIONS),
+            sections=json.dumps(card_sections(self.site.cat), ensure_ascii=False),
             repo=self.site.repo_url.rstrip("/"),
             branch=self.site.repo_branch,
             explorer=self._rel(self.root + "explorer.html"),
@@ -616,53 +620,49 @@ def table_columns(columns: Any, cat: i18n.Catalogue | None = None) -> list[dict[
     return out
 
 
-# The run card's sections: (title, [(column, label), ...]); a field without a value is left out. Labels
-# live here (one place for a translation); llmbench.js knows no field.
-CARD_SECTIONS: list[dict[str, Any]] = [
-    {"title": "Result", "fields": [
-        ["output_tps_per_gpu", "Output tokens/s per GPU"], ["output_tps", "Output tokens/s, all GPUs"],
-        ["output_tps_per_user", "Output tokens/s per user"], ["total_tps", "Total tokens/s (input + output)"],
-        ["requests_per_s", "Requests/s"], ["throughput_basis", "Figure as published (basis)"],
-        ["pct_of_bound", "% of speed-of-light bound"], ["bound_output_tps", "Speed-of-light bound, tokens/s"],
-        ["bound_note", "About the bound"],
-        ["erratum", "Known erratum"],
-    ]},
-    {"title": "Configuration", "fields": [
-        ["gpu", "GPU"], ["model_name", "Model"], ["model", "Model id"], ["checkpoint", "Checkpoint"],
-        ["precision", "Weight precision"], ["kv_cache_dtype", "KV-cache dtype"], ["weights", "Weights"],
-        ["tp", "Tensor parallel (TP)"], ["pp", "Pipeline parallel (PP)"], ["ep", "Expert parallel (EP)"],
-        ["n_gpus", "GPUs"], ["isl", "Input length (ISL), tokens"], ["osl", "Output length (OSL), tokens"],
-        ["num_requests", "Requests"], ["concurrency", "Concurrency"], ["dataset", "Dataset"],
-        ["input_stdev", "Input length stdev"], ["output_stdev", "Output length stdev"],
-    ]},
-    {"title": "Engine settings", "fields": [
-        ["engine", "Engine"], ["engine_version", "Engine version"],
-        ["engine_version_file", "Engine version as the result file writes it"], ["workflow", "Workflow"],
-        ["benchmark_tool", "Benchmark tool"], ["max_batch_size", "max_batch_size"],
-        ["max_num_tokens", "max_num_tokens"], ["kv_cache_free_gpu_mem_fraction", "KV-cache memory fraction"],
-        ["attention_dp", "Attention data parallel"], ["streaming", "Streaming"],
-        ["extra_options", "Other engine options"],
-    ]},
-    {"title": "Environment", "fields": [
-        ["system", "System"], ["gpu_label", "GPU as reported"], ["architecture", "Architecture"],
-        ["gpu_memory_gb", "GPU memory, GB"], ["hbm_bandwidth_tb_s", "Memory bandwidth, TB/s"],
-        ["gpus_per_node", "GPUs per node"], ["nodes", "Nodes"], ["interconnect", "Interconnect"],
-        ["container_image", "Container image"],
-    ]},
-    {"title": "Latency", "fields": [
-        [f"{m}_{p}", f"{label} {p}"]
-        for m, label in (("ttft_ms", "Time to first token, ms,"), ("tpot_ms", "Time per output token, ms,"),
-                         ("request_latency_ms", "Request latency, ms,"))
-        for p in ("avg", "p50", "p90", "p99")
-    ]},
-    {"title": "Source", "fields": [
-        ["source_kind", "Source kind"], ["publisher", "Publisher"], ["source_title", "Title"],
-        ["source_url", "URL"], ["site_url", "Site"], ["submitter", "Submitted by"], ["date", "Date"],
-        ["timestamp", "Measured at"], ["source_notes", "Source notes"], ["file", "Result file"],
-        ["run_index", "Run number in the file"],
-    ]},
-    {"title": "Reproduce", "fields": [["command", "Command"], ["notes", "Notes"]]},
+# The run card's sections: (section key, [column, ...]); a field without a value is left out. Titles and
+# labels live in the catalogue (site_gen/i18n/<lang>.yaml, ``card.sections`` and ``card.fields``), so the
+# Korean card is Korean; llmbench.js knows no field.
+CARD_SECTIONS: list[tuple[str, list[str]]] = [
+    ("result", [
+        "output_tps_per_gpu", "output_tps", "output_tps_per_user", "total_tps", "requests_per_s",
+        "throughput_basis", "pct_of_bound", "bound_output_tps", "bound_note", "erratum",
+    ]),
+    ("configuration", [
+        "gpu", "model_name", "model", "checkpoint", "precision", "kv_cache_dtype", "weights", "tp", "pp",
+        "ep", "n_gpus", "isl", "osl", "num_requests", "concurrency", "dataset", "input_stdev", "output_stdev",
+    ]),
+    ("engine_settings", [
+        "engine", "engine_version", "engine_version_file", "workflow", "benchmark_tool", "max_batch_size",
+        "max_num_tokens", "kv_cache_free_gpu_mem_fraction", "attention_dp", "streaming", "extra_options",
+    ]),
+    ("environment", [
+        "system", "gpu_label", "architecture", "gpu_memory_gb", "hbm_bandwidth_tb_s", "gpus_per_node",
+        "nodes", "interconnect", "container_image",
+    ]),
+    ("latency", [
+        f"{m}_{p}" for m in ("ttft_ms", "tpot_ms", "request_latency_ms") for p in ("avg", "p50", "p90", "p99")
+    ]),
+    ("source", [
+        "source_kind", "publisher", "source_title", "source_url", "site_url", "submitter", "date",
+        "timestamp", "source_notes", "file", "run_index",
+    ]),
+    ("reproduce", ["command", "source_commands", "notes"]),
 ]  # fmt: skip
+# "Cite this" (site_gen.cite): in the run cards' data file already, as templates with "{run_id}" where
+# the run's id goes; not a card section until the page script puts the id in (it would show "{run_id}").
+CITE_SECTION: tuple[str, list[str]] = ("cite", ["cite_text", "cite_bibtex"])
+
+
+def card_sections(
+    cat: i18n.Catalogue, sections: list[tuple[str, list[str]]] = CARD_SECTIONS
+) -> list[dict[str, Any]]:
+    """The card's sections as the page script reads them (``data-lb-sections``): a title and
+    [column, label] pairs, in the catalogue's language."""
+    return [
+        {"title": cat.t(f"card.sections.{key}"), "fields": [[f, cat.t(f"card.fields.{f}")] for f in fields]}
+        for key, fields in sections
+    ]
 
 
 def presets(df: pd.DataFrame, cat: i18n.Catalogue | None = None) -> list[dict[str, str]]:

@@ -241,6 +241,7 @@ def on_config(config: Any) -> Any:
         db=read,
         repo_url=config.get("repo_url") or "",
         repo_branch=extra.get("repo_branch", "main"),
+        site_url=config.get("site_url") or "",
         lang=lang,
     )
     _loaded = stamp

@@ -43,6 +43,7 @@ from site_gen.i18n import Catalogue
 from site_gen.mlperf_data import TABLE
 
 PAGE = "mlperf/index.md"  # under docs/generated/
+SEARCH_BOOST = 4  # Material's per-page search boost (front matter)
 PAGE_URL = "generated/mlperf/index.html"
 DATA_DIR = "assets/mlperf"  # beside, never inside, assets/data (the runs' data files: no mixing)
 SOURCES = "results/sources/mlperf"  # the CSVs the results were imported from, in the repository
@@ -362,7 +363,9 @@ def render(
     """The page's Markdown in the catalogue's language (English by default); ``sources``: the counts of
     MLCommons' CSV (what the page leaves out), when the build has it."""
     cat = cat or i18n.load(i18n.DEFAULT)
-    head = [f"# {cat.t('mlperf.title')}", "", cat.t("mlperf.intro", **LINKS), ""]
+    # search: "MLPerf" finds this page before the guide's MLPerf chapter (tests/site/test_search.py)
+    head = ["---", f"search: {{boost: {SEARCH_BOOST}}}", "---", "", f"# {cat.t('mlperf.title')}", ""]
+    head += [cat.t("mlperf.intro", **LINKS), ""]
     if not rows:
         return "\n".join([*head, cat.t("mlperf.empty"), ""])
     compat = {k: list(v) for k, v in COMPATIBLE.items()}

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from site_gen import compare, i18n, views
+from site_gen import compare, i18n, neighbours, views
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -67,6 +67,14 @@ def view_description(cat: Catalogue, view: views.View) -> str:
     return cat.messages.get(f"views.{view.name}.description", view.description)
 
 
+def _held_fixed(view: views.View, cat: Catalogue) -> list[str]:
+    """What the view holds to one value (its ``single`` dimensions): one definition per comparison, said."""
+    if not view.single:
+        return []
+    dims = ", ".join(cat.messages.get(f"dimensions.{k}.label", k) for k in view.single)
+    return [text(cat.t("pages.view_fixed", dims=dims)), ""]
+
+
 def _view_page(view: views.View, cat: Catalogue) -> str:
     return "\n".join(
         [
@@ -74,6 +82,7 @@ def _view_page(view: views.View, cat: Catalogue) -> str:
             "",
             text(view_description(cat, view)),
             "",
+            *_held_fixed(view, cat),
             text(cat.t("pages.view_intro")),
             "",
             f"<!-- view: {view.name} -->",
@@ -114,11 +123,49 @@ def _compare_links(name: str, partners: list[tuple[str, int]], cat: Catalogue) -
     return [f"**{text(cat.t('pages.compare_with'))}** " + ", ".join(links) + ".", ""]
 
 
+def _tps(value: float) -> str:
+    """Tokens/s for a table cell: whole numbers with separators; three significant digits below 100
+    (13.8, not 14; 0.0135, not 0)."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def _card(best: neighbours.Best, label: str) -> str:
+    """``label`` linked to the best run's card (HTML: MkDocs checks only Markdown links)."""
+    return f'<a href="../../runs.html#{html.escape(best.run_id, quote=True)}">{html.escape(label)}</a>'
+
+
+def _neighbours_table(name: str, rows: list[neighbours.Row], cat: Catalogue) -> list[str]:
+    """The GPU's best figures beside its neighbours' (site_gen.neighbours): what the page opens on."""
+    lines = [f"## {text(cat.t('pages.gpu_best_title'))}", ""]
+    if not rows:
+        return [*lines, text(cat.t("pages.gpu_best_none")), ""]
+    lines += [text(cat.t("pages.gpu_best_intro", gpu=name)), ""]
+    # one column for what is held equal, so that on a phone the GPU's own figure is in the first screen
+    head = [cat.t("pages.col_config"), cat.t("pages.col_this_gpu", gpu=name), cat.t("pages.col_neighbours")]
+    lines += ["| " + " | ".join(text(h) for h in head) + " |", "|---|---:|---|"]
+    for r in rows:
+        near = ", ".join(
+            f"{html.escape(n.gpu)} {_card(n, _tps(n.value))} ({r.mine.value / n.value:.2f}×)"
+            for n in r.neighbours
+        )
+        config = text(f"{r.model} · {r.precision} · {r.workload}")
+        lines.append(f"| {config} | {_card(r.mine, _tps(r.mine.value))} | {near} |")
+    return [*lines, ""]
+
+
 def _entity_page(
-    kind: str, key: str, name: str, facts: list[str], cat: Catalogue, partners: list[tuple[str, int]] = ()
+    kind: str,
+    key: str,
+    name: str,
+    facts: list[str],
+    cat: Catalogue,
+    partners: list[tuple[str, int]] = (),
+    best: list[neighbours.Row] | None = None,
 ) -> str:
     # the whole width for the charts and the table (the page is not in the navigation)
     lines = ["---", "hide: [navigation, toc]", "---", "", f"# {text(name)}", "", *facts, ""]
+    if best is not None:  # a GPU page opens on how the GPU compares, then the explorer of its runs
+        lines += _neighbours_table(name, best, cat)
     lines += _compare_links(name, list(partners), cat)
     lines += [
         text(cat.t(f"pages.{kind}_entity_intro")),
@@ -164,12 +211,16 @@ def pages(runs: pd.DataFrame, gpu_info: dict[str, dict], cat: Catalogue | None =
     gpu_slugs = _slugs(list(gpus["name"]))
     out.append(GeneratedPage("gpus/index.md", lambda: _index("gpu", gpus, gpu_slugs, cat)))
     pairs = compare.partners(runs) if not runs.empty else {}
+    best = neighbours.index(runs)
     for name, s in gpu_slugs.items():
         facts = _gpu_facts(gpu_info.get(name, {}), cat)
         p = pairs.get(name, [])
         out.append(
             GeneratedPage(
-                f"gpus/{s}.md", lambda n=name, f=facts, p=p: _entity_page("gpu", "gpu", n, f, cat, p)
+                f"gpus/{s}.md",
+                lambda n=name, f=facts, p=p: _entity_page(
+                    "gpu", "gpu", n, f, cat, p, neighbours.rows(best, n)
+                ),
             )
         )
     models = _counts(runs, "model_name")

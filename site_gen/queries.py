@@ -158,23 +158,24 @@ def run_details(db: Path) -> pd.DataFrame:
 
 
 def run_detail_batches(
-    db: Path, rows: int = BATCH_ROWS, arrow: Callable[[Any], bool] | None = None
+    db: Path, rows: int = BATCH_ROWS, arrow: Callable[[Any], bool] | None = None, extra: str = ""
 ) -> Iterator[Any]:
     """``run_details`` in batches of about ``rows`` rows, in the same order: a million runs of every
     column never sit in memory at once. Pyarrow RecordBatches when ``arrow(schema)`` accepts the table's
     Arrow schema (DuckDB's Arrow export is about 3x cheaper than its pandas conversion), else pandas
     frames with DuckDB's own conversion, chunk by chunk (the column types of ``run_details``). Nothing
-    when the database is missing."""
+    when the database is missing. ``extra``: more columns after ``*`` (``site_gen.cite.columns_sql``)."""
     if not Path(db).exists():
         return
+    sql = DETAILS_SQL.replace("SELECT *", "SELECT *" + extra, 1)
     con = _connect(db)
     try:
-        reader = con.sql(DETAILS_SQL).to_arrow_reader(rows)
+        reader = con.sql(sql).to_arrow_reader(rows)
         if arrow is not None and arrow(reader.schema):
             yield from reader
             return
         reader.close()
-        cursor = con.execute(DETAILS_SQL)
+        cursor = con.execute(sql)
         while True:
             # rows are fetched in DuckDB vectors of 2,048 (duckdb.__standard_vector_size__)
             batch = cursor.fetch_df_chunk(max(1, rows // 2048))

@@ -35,6 +35,8 @@ PositiveInt = Annotated[int, Field(gt=0, le=DB_INT_MAX)]
 # One line: the site puts these in Markdown tables and headings, where a line break breaks the page.
 NonEmptyStr = Annotated[str, Field(min_length=1, max_length=500, pattern=r"^[^\r\n]+$")]
 LineStr = Annotated[str, Field(max_length=500, pattern=r"^[^\r\n]*$")]
+# One command line as a page writes it: one line, non-empty, longer than a LineStr allows.
+CommandLine = Annotated[str, Field(min_length=1, max_length=2000, pattern=r"^[^\r\n]*$")]
 
 
 def _not_after_today(d: dt.date) -> dt.date:
@@ -109,8 +111,17 @@ class Source(_Strict):
     )
     publisher: NonEmptyStr = Field(description="Short name of who produced the numbers, e.g. KISTI, NVIDIA.")
     title: NonEmptyStr = Field(description="Citation: the document, page or run that holds the numbers.")
-    url: HttpUrl | None = None
+    url: HttpUrl | None = Field(
+        default=None,
+        description="The exact page the numbers come from (a versioned page where there is one).",
+    )
     site_url: HttpUrl | None = None
+    commands: list[CommandLine] | None = Field(
+        default=None,
+        max_length=20,
+        description="The commands that page gives for producing its numbers, each quoted exactly as the page "
+        "writes it (placeholders such as $model_name kept); none where the page gives none.",
+    )
     notes: str | None = Field(default=None, max_length=4000)
     estimator: Estimator | None = Field(default=None, description="Required for, and only for, modelled.")
 

@@ -390,6 +390,13 @@ def _source_notes(group: _Group, csv_name: str) -> str:
         out.append(
             f"The CSV gives no date: date is the TensorRT-LLM {k['engine_version']} release date ({exact})."
         )
+    if "source_url" in group.filled:
+        out.append(
+            f"The CSV gives no source_url: url is the versioned perf-overview page of release "
+            f"{k['engine_version']} (bench/data/releases.yaml)."
+        )
+    if _page_commands(k):
+        out.append("commands: as that page gives them (bench/data/releases.yaml).")
     if "num_requests" in group.filled:
         out.append(
             f"num_requests is not in the CSV: filled from NVIDIA's documented request count per ISL/OSL "
@@ -414,6 +421,9 @@ def _result_data(group: _Group, csv_name: str) -> dict[str, Any]:
     k = group.key
     source = {"kind": "published", "publisher": k["publisher"], "title": k["source_title"]}
     source.update({f: k[c] for f, c in (("url", "source_url"), ("site_url", "site_url")) if k[c]})
+    commands = _page_commands(k)
+    if commands:
+        source["commands"] = commands
     source["notes"] = _source_notes(group, csv_name)
     model = {"id": k["model"], "label": k["model_label"], "weight_precision": k["precision"]}
     if k["checkpoint"]:
@@ -436,6 +446,30 @@ def _result_data(group: _Group, csv_name: str) -> dict[str, Any]:
         "model": model,
         "runs": group.runs,
     }
+
+
+def _perf_overview_release(key: dict[str, Any]) -> dict[str, Any]:
+    """The release entry of bench/data/releases.yaml for a perf-overview row's file ({} for other sources)."""
+    if "Performance Overview" not in key["source_title"]:
+        return {}
+    return releases().get(_version_tuple(key["engine_version"]), {})
+
+
+def _fill_source_url(key: dict[str, Any], filled: set[str]) -> None:
+    """A perf-overview row without a source_url gets its release's versioned page (releases.yaml), so every
+    imported run links to the exact page it came from."""
+    url = _perf_overview_release(key).get("source_url")
+    if key["source_url"] is None and url:
+        key["source_url"] = url
+        filled.add("source_url")
+
+
+def _page_commands(key: dict[str, Any]) -> list[str] | None:
+    """The commands the file's source page gives (releases.yaml), only when the file cites that very page."""
+    release = _perf_overview_release(key)
+    if release.get("commands") and key["source_url"] == release.get("source_url"):
+        return [str(c) for c in release["commands"]]
+    return None
 
 
 def read_csv(path: Path) -> list[tuple[int, dict[str, str]]]:
@@ -467,6 +501,7 @@ def build(
                     )
                 key["date"] = release["date"]
                 filled.add("date")
+            _fill_source_url(key, filled)
             key["submitter"] = submitter
             group = groups.setdefault(tuple(key[k] for k in _FILE_KEYS), _Group(key, [], [], filled, {}))
             group.filled |= filled

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pytest
+import yaml_rs
 
 from bench.cli import app
 from bench.contract.resultfile import check_file
@@ -243,3 +245,69 @@ def test_a_row_given_twice_is_a_duplicate_run(tmp_path: Path, runner) -> None:
     assert out.exit_code == 1
     assert "dup.csv:4: duplicate run: same source and configuration as line 2" in out.output
     assert not (tmp_path / "r").exists()
+
+
+def _release_version(url: str) -> str | None:
+    """The release a versioned NVIDIA docs URL names: '.../blob/v0.13.0/...', '.../TensorRT-LLM/1.2.0/...'."""
+    m = re.search(r"/blob/v(\d+\.\d+\.\d+)/|/TensorRT-LLM/(\d+\.\d+\.\d+)/", url)
+    return (m.group(1) or m.group(2)) if m else None
+
+
+def test_every_perf_overview_file_cites_its_releases_versioned_page(built: dict[Path, str]) -> None:
+    """A perf-overview file's url names the file's own release (0.17 -> a 0.17.0 page), rendered pages
+    are NVIDIA's docs site or the tag on NVIDIA's repository, and commands come only with the page they
+    belong to. Expectations from the file's own engine_version, not from a list of today's files."""
+    with_url = without = 0
+    for rel, text in built.items():
+        src = yaml_rs.loads(text)["submission"]["source"]
+        version = yaml_rs.loads(text)["software"]["engine_version"]
+        if "Performance Overview" not in src["title"]:
+            assert "commands" not in src, rel  # the blog and KISTI give their own settings, no page commands
+            continue
+        if "url" not in src:
+            without += 1  # a release without a known versioned page (1.1: a main-branch commit)
+            assert "commands" not in src, rel
+            continue
+        with_url += 1
+        url = src["url"]
+        assert url.startswith(
+            ("https://nvidia.github.io/TensorRT-LLM/", "https://github.com/NVIDIA/TensorRT-LLM/")
+        )
+        named = _release_version(url)
+        assert named is not None, url
+        want = tuple(int(n) for n in version.split("."))
+        assert tuple(int(n) for n in named.split("."))[: len(want)] == want, (rel, url)
+        for line in src.get("commands") or []:
+            assert line.split()[0] in (
+                "python",
+                "trtllm-bench",
+                "trtllm-build",
+                "benchmarks/cpp/prepare_dataset.py",
+                "mpirun",
+            ), line
+    assert with_url > without > 0  # most releases have a page; one (1.1) is known only by a commit
+
+
+def test_a_perf_overview_row_keeps_its_own_source_url_and_gets_commands_only_for_that_page(
+    tmp_path: Path,
+) -> None:
+    """A row whose source_url is not the release's page keeps it and gets no page commands (they are
+    another page's); a row without one gets the release's page and its commands."""
+    header = "source_title,source_url,trtllm_version,gpu,model,precision,tp,isl,osl,metric,value,workflow\n"
+    title = '"NVIDIA TensorRT-LLM docs: Performance Overview, release 1.2"'
+    body = (
+        f"{title},https://example.org/mirror.html,1.2,B200,Llama 3.3 70B,FP4,1,1024,1024,"
+        "output_tokens_per_sec_per_gpu,100.0,pytorch\n"
+        f"{title},,1.2,B200,Llama 3.3 70B,FP8,1,1024,1024,output_tokens_per_sec_per_gpu,90.0,pytorch\n"
+    )
+    path = tmp_path / "t.csv"
+    path.write_text(header + body, encoding="utf-8")
+    files = {
+        yaml_rs.loads(t)["model"]["weight_precision"]: yaml_rs.loads(t)
+        for t in build(read_csv(path), "t.csv").values()
+    }
+    own, filled = files["FP4"]["submission"]["source"], files["FP8"]["submission"]["source"]
+    assert own["url"] == "https://example.org/mirror.html" and "commands" not in own
+    assert filled["url"] == "https://nvidia.github.io/TensorRT-LLM/1.2.0/developer-guide/perf-overview.html"
+    assert filled["commands"] and all(c.startswith("trtllm-bench ") for c in filled["commands"])
+    assert "The CSV gives no source_url" in filled["notes"] and "source_url" not in own["notes"]

@@ -17,16 +17,41 @@ from bench.contract.resultfile import write_file
 from bench.contract.schema import ResultFile
 from tests.conftest import CHROMIUM_ARGS, build, free_port, serve
 
-__all__ = ["CHROMIUM_ARGS", "JS_URL", "ROOT", "XSS", "Watched", "build", "free_port", "result", "serve"]
+__all__ = [
+    "CHROMIUM_ARGS",
+    "FIXTURE_COMMANDS",
+    "JS_URL",
+    "ROOT",
+    "XSS",
+    "Watched",
+    "build",
+    "free_port",
+    "result",
+    "serve",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 XSS = "<img src=x onerror=alert(1)>"
+# the commands the H200 FP8 fixture's source page "gives" (the run card shows them one per line)
+FIXTURE_COMMANDS = (
+    "python prepare_dataset.py --stdout > $dataset_file",
+    "trtllm-bench --model $model_name throughput",
+)
 JS_URL = "javascript:alert(2)"
 
 
 def result(
-    gpu: str, model: str, precision: str, publisher: str, version: str, runs: list[dict]
+    gpu: str,
+    model: str,
+    precision: str,
+    publisher: str,
+    version: str,
+    runs: list[dict],
+    commands: list[str] | None = None,
 ) -> ResultFile:
+    source = {"kind": "published", "publisher": publisher, "title": f"fixture {publisher}"}
+    if commands:
+        source["commands"] = commands
     return ResultFile.model_validate(
         {
             "schema_version": 1,
@@ -34,7 +59,7 @@ def result(
                 "submitter": "llmbench tests",
                 "system": f"test system {publisher}",
                 "date": dt.date(2026, 1, 15),
-                "source": {"kind": "published", "publisher": publisher, "title": f"fixture {publisher}"},
+                "source": source,
             },
             "hardware": {"gpu": gpu},
             "software": {
@@ -64,6 +89,7 @@ def write_fixture_results(folder: Path) -> None:
         "a/20260115-h200.yaml": result(
             "H200 SXM 141GB", l8, "FP8", "Fixture Lab", "1.2.0",
             [run(1, 128, 128, 28000.0), run(2, 128, 128, 50000.0), run(1, 128, 2048, 12000.0)],
+            commands=[FIXTURE_COMMANDS[0], f"{FIXTURE_COMMANDS[1]} {XSS}"],
         ),
         "a/20260115-h200-fp16.yaml": result(
             "H200 SXM 141GB", l8, "FP16", "Fixture Lab", "1.2.0",

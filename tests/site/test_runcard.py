@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 import duckdb
 import pytest
 
-from tests.site.conftest import JS_URL, XSS, Watched
+from tests.site.conftest import FIXTURE_COMMANDS, JS_URL, XSS, Watched
 
 pytestmark = pytest.mark.browser
 
@@ -50,6 +50,21 @@ def test_a_table_row_opens_its_run_card_with_the_result_files_figures(
     ).fetchone()[0]
     con.close()
     assert urlparse(page.url).fragment == run_id
+    # the commands the source page gives, one per line, the markup in one of them shown as text
+    commands = page.locator(".lb-card-fields dt:text-is('Commands the source page gives') + dd")
+    assert commands.inner_text().split("\n") == [FIXTURE_COMMANDS[0], f"{FIXTURE_COMMANDS[1]} {XSS}"]
+    # "cite this" (site_gen.cite): in the page's data as templates; the run's id fills the permalink,
+    # which leads back to this very card
+    rows = page.evaluate(
+        """async () => { const src = document.querySelector('.lb-runcard').dataset.lbSrc;
+            const text = await (await fetch(src)).text(); return text; }"""
+    )
+    template = "Fixture Lab (2026-01-15). fixture Fixture Lab. llmbench run {run_id}: "
+    assert template in rows
+    start = rows.index(template) + len(template)
+    permalink = rows[start : rows.index('"', start)].replace("{run_id}", run_id)
+    assert urlparse(permalink).path.endswith("/runs.html") and urlparse(permalink).fragment == run_id
+    assert "@misc{llmbench-{run_id},\\n  author = {{Fixture Lab}}," in rows
     file_link = page.get_attribute(".lb-card-fields a:text('a/20260115-h200.yaml')", "href")
     assert file_link.endswith("/blob/main/results/a/20260115-h200.yaml")
     report = urlparse(page.get_attribute(".lb-report", "href"))
@@ -96,3 +111,25 @@ def test_the_card_shows_data_as_text_and_links_only_web_addresses(fixture_url: s
 def test_an_unknown_id_says_so(fixture_url: str, watched: Watched) -> None:
     page = watched.open(f"{fixture_url}/runs.html#000000000000")
     assert "No run has the id “000000000000”" in page.text_content(".lb-runcard")
+
+
+def test_the_korean_card_is_in_korean(fixture_url: str, watched: Watched) -> None:
+    """Titles and labels come from the catalogue (``card.*``): every one of them in Korean where Korean
+    has its own words, the data as it is."""
+    from site_gen import i18n
+
+    ko = i18n.load("ko")
+    page = watched.open(f"{fixture_url}/ko/explorer.html?gpu=H200+SXM+141GB&precision=FP8&tp=2")
+    href = page.get_attribute(".lb-card-link", "href")
+    page = watched.open(f"{fixture_url}/ko/{href}")
+    page.wait_for_function("document.querySelector('.lb-card-fields')", timeout=20_000)
+    fields = card(page)
+    assert fields[ko.t("card.fields.output_tps")] == "50,000"
+    assert fields[ko.t("card.fields.gpu")] == "H200 SXM 141GB"
+    titles = page.eval_on_selector_all(".lb-runcard h3", "hs => hs.map(h => h.textContent)")
+    assert ko.t("card.sections.result") in titles and "Result" not in titles
+    en = i18n.load("en")
+    same = [f for f in ko.messages if f.startswith("card.") and ko.t(f) == en.t(f) and f not in ko.kept]
+    assert same == []  # a label left in English is kept on purpose (names: GPU, URL, max_batch_size ...)
+    assert set(fields) <= {ko.t(f) for f in ko.messages if f.startswith("card.fields.")}
+    assert watched.errors == []

@@ -1,0 +1,88 @@
+"""A GPU page opens on its best figures beside its neighbours' (issue 26): site_gen.neighbours on a
+hand-worked frame, and the fixture site's H200 page in a real browser, English and Korean, phone and
+desktop."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import pandas as pd
+import pytest
+
+from site_gen import neighbours
+from tests.site.conftest import Watched
+
+
+def _run(
+    run_id: str, gpu: str, precision: str, workload: str, per_gpu: float, kind: str = "published"
+) -> dict:
+    return {
+        "run_id": run_id, "gpu": gpu, "model_name": "Llama 8B", "precision": precision,
+        "workload": workload, "output_tps_per_gpu": per_gpu, "source_kind": kind,
+        "pct_of_bound": 50.0, "over_bound_note": None,
+    }  # fmt: skip
+
+
+def test_best_per_gpu_beside_the_same_model_precision_and_workload_elsewhere() -> None:
+    """The module docstring's case: H200 16,000 per GPU; A100 7,000, 6,250 and 5,250 per GPU (TP 1, 2, 4)
+    -> best 7,000. H200's FP8 row has no FP8 neighbour (A100 ran FP16 only): left out, never matched
+    across precisions. An estimate (modelled) of 99,999 on B200 is no neighbour."""
+    runs = pd.DataFrame(
+        [
+            _run("h1", "H200", "FP16", "128/128", 16000.0),
+            _run("h2", "H200", "FP8", "128/128", 28000.0),
+            _run("a1", "A100", "FP16", "128/128", 7000.0),
+            _run("a2", "A100", "FP16", "128/128", 6250.0),
+            _run("a4", "A100", "FP16", "128/128", 5250.0),
+            _run("e1", "B200", "FP16", "128/128", 99999.0, kind="modelled"),
+        ]
+    )
+    [row] = neighbours.rows(neighbours.index(runs), "H200")
+    assert (row.model, row.precision, row.workload) == ("Llama 8B", "FP16", "128/128")
+    assert row.mine == neighbours.Best("H200", 16000.0, "h1")
+    assert row.neighbours == (neighbours.Best("A100", 7000.0, "a1"),)
+    # and from A100's side the same pair, the other way round
+    [back] = neighbours.rows(neighbours.index(runs), "A100")
+    assert back.mine.run_id == "a1" and back.neighbours == (neighbours.Best("H200", 16000.0, "h1"),)
+    assert neighbours.rows(neighbours.index(runs), "B200") == []  # estimates only: nothing measured
+
+
+def test_rows_with_more_neighbours_come_first_and_are_capped() -> None:
+    runs = pd.DataFrame(
+        [_run("x1", "X", "FP8", "1/1", 10.0), _run("y1", "Y", "FP8", "1/1", 20.0)]
+        + [_run("x2", "X", "FP8", "2/2", 5.0)]
+        + [_run(f"o{i}", f"G{i}", "FP8", "2/2", float(i + 1)) for i in range(5)]
+    )
+    rows = neighbours.rows(neighbours.index(runs), "X", top=1, neighbours=2)
+    assert [r.workload for r in rows] == ["2/2"]  # five neighbours beat one
+    assert [n.gpu for n in rows[0].neighbours] == ["G4", "G3"]  # best first, two kept
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["", "ko/"])
+@pytest.mark.parametrize("size", [(390, 844), (1440, 900)])
+def test_the_gpu_page_opens_on_its_figures_beside_other_gpus(
+    browser: object, fixture_url: str, lang: str, size: tuple[int, int]
+) -> None:
+    """Fixture (tests/site/conftest.py): H200 8B FP16 128/128 at 16,000 on one GPU; A100 at 7,000 (TP 1),
+    12,500 (TP 2), 21,000 (TP 4) over all GPUs -> 7,000 per GPU; 16,000 / 7,000 = 2.29x. The table is the
+    first thing after the GPU's facts, inside the first screen, and each figure opens its run card."""
+    w = Watched(browser, *size)
+    try:
+        page = w.open(f"{fixture_url}/{lang}generated/gpus/h200-sxm-141gb.html")
+        table = page.locator("article table").first
+        cells = table.locator("tbody tr").first.locator("td").all_inner_texts()
+        assert cells == ["Llama 3.1 8B · FP16 · 128/128", "16,000", "A100 SXM4 80GB 7,000 (2.29×)"]
+        figure = table.locator("tbody tr").first.locator("td").nth(1).bounding_box()
+        assert figure["x"] + figure["width"] <= size[0], "the GPU's own figure is off the screen"
+        assert table.locator("tbody tr").count() == 1  # FP8 and 70B: no neighbour at the same precision
+        heading = page.locator("article h2").first.inner_text().rstrip("¶")  # toc permalink
+        assert heading == ("다른 GPU와 나란히 본 최고 수치" if lang else "Best figures beside other GPUs")
+        top = table.bounding_box()["y"]
+        assert top < size[1], f"the table starts at {top} px, below the first screen"
+        page.locator("article table a").first.click()
+        page.wait_for_function("document.querySelector('.lb-card-fields')", timeout=20_000)
+        assert urlparse(page.url).path.endswith(f"/{lang}runs.html")
+        assert w.errors == [] and w.external == []
+    finally:
+        w.close()
