@@ -1,0 +1,105 @@
+"""Repeated runs (issue 30): a run's figures are the median of its repetitions, or the file is refused.
+
+Hand-worked cases: output tok/s of 12.2, 13.8 and 15.8 have the median 13.8; of 12.2 and 13.8, the mean of
+the two middle values, (12.2 + 13.8) / 2 = 13.0. TPOT of 70, 80 and 60 ms: sorted 60, 70, 80, median 70.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.cli import app
+from bench.contract.resultfile import check_file
+
+HEAD = """schema_version: 1
+submission:
+  submitter: Test Centre
+  system: Test Cluster
+  date: 2026-11-30
+  source:
+    kind: measured
+    publisher: llmbench
+    title: Repeated test run
+hardware:
+  gpu: H200 SXM 141GB
+software:
+  engine: transformers
+  engine_version: 5.17.0
+  benchmark_tool: llmbench-transformers
+model:
+  id: meta-llama/Llama-3.1-8B-Instruct
+  weight_precision: BF16
+runs:
+- workload:
+    isl: 1024
+    osl: 1024
+    concurrency: 1
+  metrics:
+    output_tokens_per_s: {figure}
+    tpot_ms:
+      avg: {tpot}
+  repetitions:
+"""
+REP = """  - call: h200-20261130-call{n} 1024-1024-generate-c1
+    machine: machine {n}
+    timestamp: 2026-11-30T18:1{n}:00Z
+    metrics:
+      output_tokens_per_s: {tps}
+      tpot_ms:
+        avg: {tpot}
+"""
+
+
+def _file(tmp_path: Path, figure: float, tpot: float, reps: list[tuple[float, float]]) -> Path:
+    text = HEAD.format(figure=figure, tpot=tpot)
+    text += "".join(REP.format(n=i, tps=t, tpot=p) for i, (t, p) in enumerate(reps))
+    path = tmp_path / "r.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+THREE = [(12.2, 70.0), (13.8, 80.0), (15.8, 60.0)]
+
+
+def test_the_median_of_three_and_of_two_repetitions_is_accepted(tmp_path: Path) -> None:
+    checked = check_file(_file(tmp_path, 13.8, 70.0, THREE))
+    assert checked.problems == [] and checked.result is not None
+    assert len(checked.result.runs[0].repetitions or []) == 3
+    two = check_file(_file(tmp_path, 13.0, 75.0, THREE[:2]))
+    assert two.problems == []
+
+
+@pytest.mark.parametrize(
+    ("figure", "tpot", "field", "want", "got"),
+    [(15.8, 70.0, "output_tokens_per_s", "13.8", "15.8"), (13.8, 80.0, "tpot_ms.avg", "70.0", "80.0")],
+)
+def test_a_figure_that_is_not_the_median_is_refused_at_file_line_and_field(
+    tmp_path: Path, runner, figure: float, tpot: float, field: str, want: str, got: str
+) -> None:
+    path = _file(tmp_path, figure, tpot, THREE)
+    out = runner.invoke(app, ["validate", str(path)])
+    assert out.exit_code == 1
+    line = HEAD.splitlines().index("- workload:") + 1  # the run's own line
+    expected = (
+        f"r.yaml:{line}: runs.0: expected metrics.{field} to be the median of its 3 repetitions,"
+        f" {want}, got {got}"
+    )
+    assert expected in out.output.replace("\n", " ").replace("  ", " "), out.output
+
+
+def test_a_repetition_without_a_figure_the_run_reports_is_refused(tmp_path: Path) -> None:
+    path = _file(tmp_path, 13.8, 70.0, THREE)
+    text = path.read_text(encoding="utf-8").replace("      tpot_ms:\n        avg: 60.0\n", "", 1)
+    path.write_text(text, encoding="utf-8")
+    checked = check_file(path)
+    assert [p.message for p in checked.problems] == [
+        "expected metrics.tpot_ms.avg in every repetition (the run reports it), "
+        "missing in repetitions.2"
+    ]
+
+
+def test_one_repetition_is_no_repetition(tmp_path: Path) -> None:
+    checked = check_file(_file(tmp_path, 12.2, 70.0, THREE[:1]))
+    assert len(checked.problems) == 1 and "runs.0.repetitions" in checked.problems[0].path
