@@ -567,6 +567,8 @@ OPTIONAL_TABLE = (
     ("ttft_ms_avg", "TTFT mean (ms)", True, False, "Time to first token, mean over requests"),
     ("tpot_ms_avg", "TPOT mean (ms)", True, False, "Time per output token after the first, mean"),
     ("request_latency_ms_avg", "End-to-end mean (ms)", True, False, "Request latency, mean over requests"),
+    # repeated runs (issue 30): measured runs only; null for published figures, so hidden where none is
+    ("samples", "Samples", True, False, "Repetitions the figures are the median of; 1: a single sample"),
 )
 RUN_CARD_COLUMN = (
     "run_id",
@@ -616,6 +618,11 @@ CARD_SECTIONS: list[dict[str, Any]] = [
         ["pct_of_bound", "% of speed-of-light bound"], ["bound_output_tps", "Speed-of-light bound, tokens/s"],
         ["bound_note", "About the bound"],
         ["erratum", "Known erratum"],
+        ["samples", "Samples (the figures are their median; 1: a single sample)"],
+        ["output_tps_per_gpu_min", "Output tokens/s per GPU, lowest repetition"],
+        ["output_tps_per_gpu_max", "Output tokens/s per GPU, highest repetition"],
+        ["output_tps_per_user_min", "Output tokens/s per user, lowest repetition"],
+        ["output_tps_per_user_max", "Output tokens/s per user, highest repetition"],
     ]},
     {"title": "Configuration", "fields": [
         ["gpu", "GPU"], ["model_name", "Model"], ["model", "Model id"], ["checkpoint", "Checkpoint"],
