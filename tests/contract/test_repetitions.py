@@ -103,3 +103,36 @@ def test_a_repetition_without_a_figure_the_run_reports_is_refused(tmp_path: Path
 def test_one_repetition_is_no_repetition(tmp_path: Path) -> None:
     checked = check_file(_file(tmp_path, 12.2, 70.0, THREE[:1]))
     assert len(checked.problems) == 1 and "runs.0.repetitions" in checked.problems[0].path
+
+
+def test_ingest_stores_samples_and_the_repetitions_range(tmp_path: Path, valid_text: str) -> None:
+    """Hand-worked, through the real ingest into DuckDB: a TP2 run repeated at 90, 100 and 120 output tok/s
+    (all GPUs) has 3 samples, median 100, per GPU 45 to 60; per user 10, 12, 11 gives 10 to 12. A measured
+    run without repetitions is 1 sample with no range; a published run's sample count is unknown (null)."""
+    import duckdb
+
+    from site_gen.load import ingest
+
+    text = HEAD.format(figure=100.0, tpot=70.0).replace("- workload:", "- parallelism:\n    tp: 2\n  workload:")
+    text = text.replace("    tpot_ms:\n      avg: 70.0\n", "    output_tokens_per_s_per_user: 11.0\n", 1)
+    for i, (tps, user) in enumerate([(90.0, 10.0), (100.0, 12.0), (120.0, 11.0)]):
+        text += REP.format(n=i, tps=tps, tpot=70.0).replace(
+            "      tpot_ms:\n        avg: 70.0\n", f"      output_tokens_per_s_per_user: {user}\n"
+        )
+    text += "- workload:\n    isl: 128\n    osl: 128\n  metrics:\n    output_tokens_per_s: 50.0\n"
+    results = tmp_path / "results"
+    (results / "m").mkdir(parents=True)
+    (results / "m" / "measured.yaml").write_text(text, encoding="utf-8")
+    (results / "m" / "published.yaml").write_text(valid_text, encoding="utf-8")
+    db = tmp_path / "t.duckdb"
+    ingest(results, db)
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute(
+        "SELECT source_kind, tp, samples, output_tps, output_tps_per_gpu_min, output_tps_per_gpu_max,"
+        " output_tps_per_user_min, output_tps_per_user_max, output_tps_min, output_tps_max"
+        " FROM runs ORDER BY source_kind, tp DESC, isl"
+    ).fetchall()
+    con.close()
+    assert rows[0] == ("measured", 2, 3, 100.0, 45.0, 60.0, 10.0, 12.0, 90.0, 120.0)
+    assert rows[1] == ("measured", 1, 1, 50.0, None, None, None, None, None, None)
+    assert {r[2] for r in rows[2:]} == {None} and len(rows) == 4
