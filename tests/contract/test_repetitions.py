@@ -136,3 +136,30 @@ def test_ingest_stores_samples_and_the_repetitions_range(tmp_path: Path, valid_t
     assert rows[0] == ("measured", 2, 3, 100.0, 45.0, 60.0, 10.0, 12.0, 90.0, 120.0)
     assert rows[1] == ("measured", 1, 1, 50.0, None, None, None, None, None, None)
     assert {r[2] for r in rows[2:]} == {None} and len(rows) == 4
+
+
+def test_a_repetition_above_the_speed_of_light_bound_is_refused_at_its_own_field(tmp_path: Path) -> None:
+    """The gate checks each repetition as it checks the run: 1e9 output tok/s for an 8B model on one H200
+    is far above any bound (4.8 TB/s / 16 GB of weights is about 300 steps/s), median or not."""
+    path = _file(tmp_path, 13.8, 70.0, [(12.2, 70.0), (13.8, 80.0), (1e9, 60.0)])
+    checked = check_file(path)
+    paths = [p.path for p in checked.problems]
+    assert paths == ["runs.0.repetitions.2.metrics.output_tokens_per_s"], checked.problems
+    text = path.read_text(encoding="utf-8").splitlines()
+    line = checked.problems[0].line
+    assert line is not None and text[line - 1].strip() == "output_tokens_per_s: 1000000000.0"
+
+
+def test_a_repeated_run_whose_range_reaches_its_neighbours_is_not_warned(tmp_path: Path) -> None:
+    """Hand-worked: neighbours at 100 and 100 tok/s (median 100); a run at 30 is 3.3x below (warned) unless
+    its repetitions ran from 30 to 120, which holds 100."""
+    from bench.contract import quality
+
+    def pt(release: tuple[int, ...], value: float, spread: tuple[float, float] | None = None) -> object:
+        return quality.RunPoint(("k",), release, ".".join(map(str, release)), value, 0, False, spread)
+
+    for spread, warned in ((None, 1), ((25.0, 35.0), 1), ((30.0, 120.0), 0)):
+        points = [("a.yaml", [pt((1, 0, 0), 100.0)]), ("b.yaml", [pt((2, 0, 0), 30.0, spread)])]
+        points.append(("c.yaml", [pt((3, 0, 0), 100.0)]))
+        found = quality.neighbour_warnings(points, tmp_path)  # type: ignore[arg-type]
+        assert len([w for w in found if w.file.endswith("b.yaml")]) == warned, spread
