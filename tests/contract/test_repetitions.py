@@ -95,8 +95,7 @@ def test_a_repetition_without_a_figure_the_run_reports_is_refused(tmp_path: Path
     path.write_text(text, encoding="utf-8")
     checked = check_file(path)
     assert [p.message for p in checked.problems] == [
-        "expected metrics.tpot_ms.avg in every repetition (the run reports it), "
-        "missing in repetitions.2"
+        "expected metrics.tpot_ms.avg in every repetition (the run reports it), missing in repetitions.2"
     ]
 
 
@@ -113,7 +112,8 @@ def test_ingest_stores_samples_and_the_repetitions_range(tmp_path: Path, valid_t
 
     from site_gen.load import ingest
 
-    text = HEAD.format(figure=100.0, tpot=70.0).replace("- workload:", "- parallelism:\n    tp: 2\n  workload:")
+    tp2 = "- parallelism:\n    tp: 2\n  workload:"
+    text = HEAD.format(figure=100.0, tpot=70.0).replace("- workload:", tp2)
     text = text.replace("    tpot_ms:\n      avg: 70.0\n", "    output_tokens_per_s_per_user: 11.0\n", 1)
     for i, (tps, user) in enumerate([(90.0, 10.0), (100.0, 12.0), (120.0, 11.0)]):
         text += REP.format(n=i, tps=tps, tpot=70.0).replace(

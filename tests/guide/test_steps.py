@@ -138,10 +138,11 @@ def test_a_step_within_a_repeated_runs_spread_is_not_reported() -> None:
     repeated at 780-830 (1,000 lies outside); it is left out when that release's repetitions ran from 790
     to 1,010, which holds the level before the step (1,000): those repetitions already differ that much."""
     rng = random.Random(7)
+    releases = tuple(f"r{k}" for k in range(10))
     flat = [
-        steps.History((i,), tuple(f"r{k}" for k in range(10)), tuple(1000 * rng.uniform(0.99, 1.01) for _ in range(10)))
+        steps.History((i,), releases, tuple(1000 * rng.uniform(0.99, 1.01) for _ in range(10)))
         for i in range(50)
-    ]  # fmt: skip
+    ]
     for spread, reported in ((None, True), ((780.0, 830.0), True), ((790.0, 1010.0), False)):
         h = _flat_then_drop(spread)
         _, found = steps.detect([*flat, h])
