@@ -60,7 +60,7 @@ IDENTITY = (
 )  # fmt: skip
 FIGURES = (
     "output_tps", "output_tps_per_gpu", "output_tps_per_user", "ttft_ms_avg", "tpot_ms_avg",
-    "request_latency_ms_avg", "notes",
+    "request_latency_ms_avg", "notes", "samples", "output_tps_per_gpu_min", "output_tps_per_gpu_max",
 )  # fmt: skip
 SHOWN = 50  # the most runs listed per section (a comment holds 65,536 characters)
 NEIGHBOURS = 3
@@ -298,15 +298,54 @@ def charts(d: Diff) -> list[str]:
     return out
 
 
+def _touched_keys(d: Diff) -> set[tuple]:
+    touched = pd.concat([d.added, d.changed])
+    return {tuple(None if _missing(r[c]) else r[c] for c in steps.KEY_COLUMNS) for _, r in touched.iterrows()}
+
+
+def _norm(key: tuple) -> tuple:
+    return tuple(None if _missing(v) else v for v in key)
+
+
 def step_rows(d: Diff) -> list[dict[str, object]]:
     """Steps down in HEAD's histories of the configurations the change touches."""
-    touched = pd.concat([d.added, d.changed])
-    if touched.empty or d.head_db is None:
+    if d.head_db is None or (d.added.empty and d.changed.empty):
         return []
-    keys = {tuple(None if _missing(r[c]) else r[c] for c in steps.KEY_COLUMNS) for _, r in touched.iterrows()}
+    keys = _touched_keys(d)
     _, down = steps.regressions(d.head_db)
-    norm = [(f, tuple(None if _missing(v) else v for v in f.history.key)) for f in down]
-    return [steps.row(f) for f, k in norm if k in keys]
+    return [steps.row(f) for f in down if _norm(f.history.key) in keys]
+
+
+def spread_step_rows(d: Diff) -> list[dict[str, object]]:
+    """Steps down in touched configurations left out because they stay within a measured spread."""
+    if d.head_db is None or (d.added.empty and d.changed.empty):
+        return []
+    keys = _touched_keys(d)
+    found = steps.within_spread(steps.histories(d.head_db))
+    return [steps.row(f) for f in found if f.step.ratio < 1 and _norm(f.history.key) in keys]
+
+
+def spread_verdict(new: pd.Series, old: pd.Series) -> str:
+    """How a changed run's output tok/s per GPU compares with the measured spread of either version.
+
+    Hand-worked: 800 against 852 whose repetitions ran 682-852 is "within the measured spread"; 600 is
+    "outside"; two single samples have no spread to compare with.
+    """
+    a, b = new["output_tps_per_gpu"], old["output_tps_per_gpu"]
+    if _missing(a) or _missing(b):
+        return ""
+    ranges = [
+        (r["output_tps_per_gpu_min"], r["output_tps_per_gpu_max"], r.get("samples"))
+        for r in (new, old)
+        if not _missing(r.get("output_tps_per_gpu_min")) and not _missing(r.get("output_tps_per_gpu_max"))
+    ]
+    if not ranges:
+        return "no spread measured (single samples): not evidence of a change on its own"
+    for lo, hi, n in ranges:
+        if lo <= a <= hi and lo <= b <= hi:
+            return f"within the measured spread ({_num(lo)}-{_num(hi)}, {int(n)} samples): not a regression"
+    lo, hi, n = ranges[0]
+    return f"outside the measured spread ({_num(lo)}-{_num(hi)}, {int(n)} samples)"
 
 
 # ---- the report -------------------------------------------------------------------------------------
@@ -318,6 +357,9 @@ def _num(v: object, fmt: str = "{:,.0f}") -> str:
 
 def _config(r: pd.Series) -> str:
     par = f"TP{int(r['tp'])}" + (f" PP{int(r['pp'])}" if r["pp"] and r["pp"] > 1 else "")
+    # a latency curve's points differ only in their concurrency: name it, or its lines read alike
+    conc = r.get("concurrency")
+    par += f", concurrency {int(conc)}" if not _missing(conc) else ""
     return md(f"{r['gpu']}, {r['model_name']}, {r['precision']}, {r['workload']}, {par}")
 
 
@@ -349,6 +391,24 @@ def _run_table(runs: pd.DataFrame, base: pd.DataFrame) -> list[str]:
     if len(runs) > SHOWN:
         lines.append(f"\n… and {len(runs) - SHOWN:,} more runs.")
     return [*lines, ""]
+
+
+def _changed_figures(d: Diff) -> list[str]:
+    """Each changed run's output tok/s per GPU, before and after, judged against the measured spread."""
+    if d.changed.empty:
+        return []
+    bk = {_key(r): r for _, r in d.base.iterrows()}
+    lines = []
+    for _, r in d.changed.head(SHOWN).iterrows():
+        old = bk.get(_key(r))
+        verdict = spread_verdict(r, old) if old is not None else ""
+        if not verdict or _missing(old["output_tps_per_gpu"]):
+            continue
+        lines.append(
+            f"- {_config(r)}: {_num(old['output_tps_per_gpu'])} → {_num(r['output_tps_per_gpu'])}"
+            f" tok/s per GPU: {verdict}"
+        )
+    return lines
 
 
 def render(d: Diff, base_label: str, head_label: str) -> str:
@@ -408,6 +468,21 @@ def render(d: Diff, base_label: str, head_label: str) -> str:
         ]
     else:
         out += ["None."]
+    within = spread_step_rows(d)
+    if within:
+        out += [
+            "",
+            "Not reported: steps down within a repeated run's measured spread (no evidence of a change):",
+            "",
+        ]
+        out += [
+            f"- {md(r['config'])}, {md(r['releases'])}: {_num(r['before'])} → {_num(r['after'])}"
+            for r in within[:SHOWN]
+        ]
+    changes = _changed_figures(d)
+    if changes:
+        out += ["", "### Changed figures and the measured spread", ""]
+        out += changes
     out += ["", "### Charts and pages this changes", ""]
     views = charts(d)
     out += [f"Charts (views): {', '.join(f'`{v}`' for v in views)}.", ""] if views else []

@@ -131,7 +131,25 @@ def _tooltip() -> list[alt.Tooltip]:
         alt.Tooltip("tpot_ms_avg:Q", title=EN("table.tpot_ms_avg.label"), format=",.2f"),
         # the title names the $; ",.3f" is a format the page's data table reads too ($0.074, not 0.0739...)
         alt.Tooltip("cost:Q", title=EN("chart.cost_derived"), format=",.3f"),
+        # repeated runs (issue 30): the figure is the median of `samples`; the range of the repetitions
+        alt.Tooltip("samples:Q", title=EN("table.samples.label"), format="d"),
+        alt.Tooltip("output_tps_per_gpu_min:Q", title=EN("chart.spread_min"), format=",.0f"),
+        alt.Tooltip("output_tps_per_gpu_max:Q", title=EN("chart.spread_max"), format=",.0f"),
     ]
+
+
+def _spread_bars(x: alt.X, colour: alt.Color) -> alt.Chart:
+    """Error bars from the lowest to the highest repetition's per-GPU figure, for repeated runs only (a
+    single sample has no range: its bar would be a false zero-width certainty)."""
+    return (
+        _with_both()
+        .transform_filter(
+            "isValid(datum.output_tps_per_gpu_min) && datum.output_tps_per_gpu_min > 0"
+            " && isValid(datum.output_tps_per_gpu_max)"
+        )
+        .mark_rule(strokeWidth=1.5)
+        .encode(x=x, y="output_tps_per_gpu_min:Q", y2="output_tps_per_gpu_max:Q", color=colour)
+    )
 
 
 def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
@@ -213,7 +231,8 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
     )
     # autosize fit + contains padding: the log axis' labels and title stay inside the container's width
     # the line under the points: the frontier runs stay hoverable (a line on top took the pointer)
-    return alt.layer(line, points, note, data=alt.NamedData(DATA_NAME)).properties(
+    bars = _spread_bars(x, colour)
+    return alt.layer(line, bars, points, note, data=alt.NamedData(DATA_NAME)).properties(
         width="container",
         height=max(ctx.height, 360),
         autosize=alt.AutoSizeParams(type="fit", contains="padding"),

@@ -190,7 +190,38 @@ def run_columns(data: dict[str, Any], ids: list[str]) -> dict[str, list[Any]]:
         pcts = [m[name] for m in mt]
         for k in PERCENTILES:
             cols[f"{name}_{k}"] = [p[k] if p is not None else None for p in pcts]
+    cols |= spread_columns(runs, n_gpus, data["submission"]["source"]["kind"] == "measured")
     return cols
+
+
+def spread_columns(runs: list[dict[str, Any]], n_gpus: list[int], measured: bool) -> dict[str, list[Any]]:
+    """How many samples each figure is (the median of), and the lowest and highest repetition's throughput.
+
+    A run with ``repetitions`` has that many samples; another measured run is one sample (1); a published
+    run is null: its source prints one number and says nothing of how many runs it is. The spread is null
+    for a single sample. Per GPU is derived from all GPUs as the run's own figure is (``output_tps``).
+    """
+    out: dict[str, list[Any]] = {c: [] for c, _ in SPREAD_COLUMNS}
+    for run, n in zip(runs, n_gpus, strict=True):
+        reps = run["repetitions"] or []
+        out["samples"].append(len(reps) if reps else 1 if measured else None)
+        total = [_all_gpus(r["metrics"], n) for r in reps]
+        total = [t for t in total if t is not None] if len(reps) > 1 else []
+        user = [r["metrics"]["output_tokens_per_s_per_user"] for r in reps]
+        user = [u for u in user if u is not None] if len(reps) > 1 else []
+        for key, values, scale in (("output_tps", total, 1), ("output_tps_per_gpu", total, n)):
+            out[f"{key}_min"].append(min(values) / scale if values else None)
+            out[f"{key}_max"].append(max(values) / scale if values else None)
+        out["output_tps_per_user_min"].append(min(user) if user else None)
+        out["output_tps_per_user_max"].append(max(user) if user else None)
+    return out
+
+
+def _all_gpus(m: dict[str, Any], n_gpus: int) -> float | None:
+    """A repetition's output tokens/s over all GPUs (from per GPU when that is what it gives)."""
+    if m["output_tokens_per_s"] is not None:
+        return float(m["output_tokens_per_s"])
+    return m["output_tokens_per_s_per_gpu"] * n_gpus if m["output_tokens_per_s_per_gpu"] is not None else None
 
 
 def _utc_naive(t: dt.datetime | None) -> dt.datetime | None:
@@ -539,6 +570,17 @@ def _percentile_columns() -> list[tuple[str, str]]:
     return [(f"{n}_{k}", "DOUBLE") for n in LATENCIES for k in PERCENTILES]
 
 
+# Repeated runs (issue 30): samples behind each figure and the repetitions' range (spread_columns).
+SPREAD_COLUMNS: list[tuple[str, str]] = [
+    ("samples", "INTEGER"),
+    ("output_tps_min", "DOUBLE"),
+    ("output_tps_max", "DOUBLE"),
+    ("output_tps_per_gpu_min", "DOUBLE"),
+    ("output_tps_per_gpu_max", "DOUBLE"),
+    ("output_tps_per_user_min", "DOUBLE"),
+    ("output_tps_per_user_max", "DOUBLE"),
+]
+
 # The runs table's schema, in column order; flatten() produces exactly these keys (tested). New columns are
 # appended at the end so that positional readers keep working.
 RUN_COLUMNS: list[tuple[str, str]] = [
@@ -608,6 +650,7 @@ RUN_COLUMNS: list[tuple[str, str]] = [
     ("input_stdev", "DOUBLE"),
     ("output_stdev", "DOUBLE"),
     ("source_commands", "VARCHAR"),
+    *SPREAD_COLUMNS,
 ]
 # Columns whose value is the same for every run of a file (computed once per file by file_values).
 FILE_LEVEL: tuple[str, ...] = (

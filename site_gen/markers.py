@@ -581,6 +581,8 @@ OPTIONAL_TABLE = (
     ("ttft_ms_avg", "TTFT mean (ms)", True, False, "Time to first token, mean over requests"),
     ("tpot_ms_avg", "TPOT mean (ms)", True, False, "Time per output token after the first, mean"),
     ("request_latency_ms_avg", "End-to-end mean (ms)", True, False, "Request latency, mean over requests"),
+    # repeated runs (issue 30): measured runs only; null for published figures, so hidden where none is
+    ("samples", "Samples", True, False, "Repetitions the figures are the median of; 1: a single sample"),
 )
 RUN_CARD_COLUMN = (
     "run_id",
@@ -627,6 +629,9 @@ CARD_SECTIONS: list[tuple[str, list[str]]] = [
     ("result", [
         "output_tps_per_gpu", "output_tps", "output_tps_per_user", "total_tps", "requests_per_s",
         "throughput_basis", "pct_of_bound", "bound_output_tps", "bound_note", "erratum",
+        # repeated runs (issue 30): the figures are the median of `samples`; the range of the repetitions
+        "samples", "output_tps_per_gpu_min", "output_tps_per_gpu_max", "output_tps_per_user_min",
+        "output_tps_per_user_max",
     ]),
     ("configuration", [
         "gpu", "model_name", "model", "checkpoint", "precision", "kv_cache_dtype", "weights", "tp", "pp",

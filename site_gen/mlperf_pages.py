@@ -288,6 +288,16 @@ def open_with_closed_description(rows: list[dict[str, Any]]) -> int:
     )
 
 
+def open_without_reason(rows: list[dict[str, Any]]) -> tuple[int, int]:
+    """(open-division results that give no reason why they do not qualify as closed, all open results).
+
+    An open result says what it changed through the benchmark as filed: a name beside the official one
+    (``llama3_1-70b-fp8_dyn`` for ``llama3.1-70b``) names the changed model or processing. Filed under the
+    official name itself, it names nothing, and MLCommons' files hold no other field for it."""
+    opened = [r for r in rows if r["division"] == "open"]
+    return sum(r["benchmark"] == r["benchmark_official"] for r in opened), len(opened)
+
+
 def recounted(rows: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
     """(system, count in the accelerator's name, accelerators counted) where the two differ: MLCommons'
     summary table counts nodes × accelerators per node ("x87" on 11 nodes of 8 is 88). A system mixing
@@ -327,6 +337,9 @@ def about(rows: list[dict[str, Any]], cat: Catalogue, sources: Sources | None) -
         )
     if n_open := open_with_closed_description(rows):
         items.append(_html(cat, "mlperf.open_json", n=e(f"{n_open:,}")))
+    silent, opened = open_without_reason(rows)
+    if silent:
+        items.append(_html(cat, "mlperf.open_silent", n=e(f"{silent:,}"), total=e(f"{opened:,}")))
     if counts := recounted(rows):
         listed = ", ".join(cat.t("mlperf.recount_item", system=s, filed=f, n=n) for s, f, n in counts)
         items.append(_html(cat, "mlperf.recount", items=e(listed)))

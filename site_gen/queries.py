@@ -52,6 +52,12 @@ OPTIONAL_COLUMNS = (
     "tpot_ms_avg",
     "tpot_ms_p99",
     "request_latency_ms_avg",
+    # repeated runs (issue 30): samples behind the figure (1: a single sample) and the repetitions' range
+    "samples",
+    "output_tps_per_gpu_min",
+    "output_tps_per_gpu_max",
+    "output_tps_per_user_min",
+    "output_tps_per_user_max",
 )
 
 # A run above 100 % of its speed-of-light bound is physically impossible (a source erratum): the page

@@ -21,6 +21,11 @@ step, the penalty scaled by the noise; written here from that description, not f
    levels refitted, until every step left passes. A single noisy release that comes back does not pay
    two steps' penalty and is not reported.
 
+6. A step is **not reported** where it stays within a measured spread: the level after it lies between
+   the lowest and highest repetition of the repeated run (issue 30) on the release before it, or the level
+   before it within that of the release after it. Repetitions of one point already differ that much, so
+   such a step is no evidence of a change (``within_spread`` lists them; ``llmbench diff`` says so).
+
 A **regression** is a step down. No fixed ±N % threshold: the bar moves with the data's noise.
 """
 
@@ -60,6 +65,8 @@ class History:
     key: tuple  # KEY_COLUMNS' values
     releases: tuple[str, ...]
     values: tuple[float, ...]
+    # per release, the repetitions' (lowest, highest) of the run giving the value; None: one sample
+    spreads: tuple[tuple[float, float] | None, ...] = ()
 
     def label(self) -> dict[str, object]:
         return dict(zip(KEY_COLUMNS, self.key, strict=True))
@@ -137,27 +144,47 @@ def histories(db: Path) -> list[History]:
     con = duckdb.connect(str(db), read_only=True)
     try:
         rows = con.execute(
-            f"SELECT {key}, engine_version, max(output_tps_per_gpu) AS v, min(version_key) AS vk FROM runs"
+            f"SELECT {key}, engine_version, max(output_tps_per_gpu) AS v, min(version_key) AS vk,"
+            # the spread of the run that gives the release's value (its best)
+            " arg_max(output_tps_per_gpu_min, output_tps_per_gpu) AS lo,"
+            " arg_max(output_tps_per_gpu_max, output_tps_per_gpu) AS hi FROM runs"
             " WHERE output_tps_per_gpu > 0 AND erratum IS NULL"
             f" GROUP BY ALL ORDER BY {key}, vk"
         ).fetchall()
     finally:
         con.close()
-    grouped: dict[tuple, list[tuple[str, float]]] = {}
+    grouped: dict[tuple, list[tuple[str, float, tuple[float, float] | None]]] = {}
     n = len(KEY_COLUMNS)
     for r in rows:
-        grouped.setdefault(tuple(r[:n]), []).append((r[n], float(r[n + 1])))
+        spread = (float(r[n + 3]), float(r[n + 4])) if r[n + 3] is not None and r[n + 4] is not None else None
+        grouped.setdefault(tuple(r[:n]), []).append((r[n], float(r[n + 1]), spread))
     return [
-        History(k, tuple(v for v, _ in pts), tuple(x for _, x in pts))
+        History(k, tuple(p[0] for p in pts), tuple(p[1] for p in pts), tuple(p[2] for p in pts))
         for k, pts in grouped.items()
         if len(pts) > 1
     ]
 
 
+def in_spread(f: Found) -> bool:
+    """Whether a step stays within a measured spread on either side of it (rule 6)."""
+    spreads, i = f.history.spreads, f.step.index
+    if not spreads:
+        return False
+    before, after = spreads[i - 1], spreads[i]
+    after_in_before = bool(before and before[0] <= f.step.after <= before[1])
+    return after_in_before or bool(after and after[0] <= f.step.before <= after[1])
+
+
+def within_spread(hs: Sequence[History]) -> list[Found]:
+    """The steps rules 1-5 find that rule 6 leaves out (within a measured spread)."""
+    sigma = noise([h.values for h in hs])
+    return [f for h in hs for s in steps(h.values, sigma) if in_spread(f := Found(h, s))]
+
+
 def detect(hs: Sequence[History]) -> tuple[float, list[Found]]:
     """(sigma, every reported step of every history), largest relative change first."""
     sigma = noise([h.values for h in hs])
-    found = [Found(h, s) for h in hs for s in steps(h.values, sigma)]
+    found = [f for h in hs for s in steps(h.values, sigma) if not in_spread(f := Found(h, s))]
     return sigma, sorted(found, key=lambda f: abs(math.log(f.step.ratio)), reverse=True)
 
 

@@ -9,13 +9,15 @@ Refused (a problem, exit 1), per run of a schema_version 1 file, unless its note
 - a per-user output rate more than ``USER_SLACK`` x the all-GPU rate (one user's tokens are part of all
   users'), or above the bound where the run gives no all-GPU rate;
 - total (input + output) tokens/s below output tokens/s.
+Each repetition of a repeated run (issue 30) is checked the same way, located at its own figure.
 A run the bound does not hold for (``bound.bound_caveats``: speculative decoding, prefix reuse, release
 0.10's admission) is not checked against it.
 
 Warned (listed, exit 0): a run more than ``NEIGHBOUR_FACTOR`` times above or below the median of the same
 configuration (engine, GPU, model, precision, KV dtype, ISL/OSL, TP x PP, concurrency) in the nearest
 ``NEIGHBOUR_RELEASES`` releases on each side that have it. The median of a few neighbours, not the next
-release alone, so that one wrong figure flags itself and not the correct releases beside it.
+release alone, so that one wrong figure flags itself and not the correct releases beside it. A repeated run
+(issue 30) whose repetitions' range holds that median is not warned: its own repetitions reach it.
 """
 
 from __future__ import annotations
@@ -88,49 +90,70 @@ def run_problems(data: dict[str, Any], name: str, lines: LineMap) -> list[Proble
     for i, run in enumerate(data["runs"]):
         if _has_erratum(run):
             continue
-        mt, par, wl = run[_METRICS], run["parallelism"], run["workload"]
-        n = par["tp"] * par["pp"]
-        total, per_gpu = mt["output_tokens_per_s"], mt["output_tokens_per_s_per_gpu"]
-        field, output = (
-            ("output_tokens_per_s", total) if total is not None else ("output_tokens_per_s_per_gpu", per_gpu)
+        # a repeated run's repetitions are figures too: each is checked as the run's own figures are
+        # (a repetition above the bound is as impossible as a median above it)
+        figures = [(("runs", i, _METRICS), run[_METRICS])]
+        figures += [
+            (("runs", i, "repetitions", j, _METRICS), r[_METRICS])
+            for j, r in enumerate(run["repetitions"] or [])
+        ]
+        for where, mt in figures:
+            out += _figure_problems(hw, m, sw, run, where, mt, name, lines)
+    return out
+
+
+def _figure_problems(
+    hw: dict[str, Any],
+    m: dict[str, Any],
+    sw: dict[str, Any],
+    run: dict[str, Any],
+    where: tuple[str | int, ...],
+    mt: dict[str, Any],
+    name: str,
+    lines: LineMap,
+) -> list[Problem]:
+    """The physical checks of one set of figures (a run's or a repetition's), located at ``where``."""
+    out: list[Problem] = []
+    par, wl = run["parallelism"], run["workload"]
+    n = par["tp"] * par["pp"]
+    total, per_gpu = mt["output_tokens_per_s"], mt["output_tokens_per_s_per_gpu"]
+    field, output = (
+        ("output_tokens_per_s", total) if total is not None else ("output_tokens_per_s_per_gpu", per_gpu)
+    )
+    all_gpus = total if total is not None else per_gpu * n if per_gpu is not None else None
+    user = mt["output_tokens_per_s_per_user"]
+    if user is not None and all_gpus is not None and user > all_gpus * USER_SLACK:
+        msg = (
+            f"expected at most the all-GPU output rate {_fmt(all_gpus)} tok/s (one user's tokens are"
+            f" part of all users'; {USER_SLACK:g}x allowed for the mean of per-request rates),"
+            f" got {_fmt(user)}"
         )
-        all_gpus = total if total is not None else per_gpu * n if per_gpu is not None else None
-        where = ("runs", i, _METRICS)
-        user = mt["output_tokens_per_s_per_user"]
-        if user is not None and all_gpus is not None and user > all_gpus * USER_SLACK:
-            msg = (
-                f"expected at most the all-GPU output rate {_fmt(all_gpus)} tok/s (one user's tokens are"
-                f" part of all users'; {USER_SLACK:g}x allowed for the mean of per-request rates),"
-                f" got {_fmt(user)}"
-            )
-            out.append(_problem(name, lines, (*where, "output_tokens_per_s_per_user"), msg))
-        both = mt["total_tokens_per_s"], total
-        if both[0] is not None and both[1] is not None and both[0] < both[1] * (1 - 1e-9):
-            msg = (
-                f"expected at least output_tokens_per_s {_fmt(both[1])} (input + output), got {_fmt(both[0])}"
-            )
-            out.append(_problem(name, lines, (*where, "total_tokens_per_s"), msg))
-        if bound_caveats(
-            run["notes"], run["engine_settings"]["extra"], sw["engine_version"], sw["benchmark_tool"]
-        ):
-            continue  # speculative decoding, prefix reuse, 0.10's admission: the bound is no ceiling for it
-        limit = ceiling(
-            hw["gpu"], m["id"], m["weight_precision"], m["kv_cache_dtype"], wl["isl"], wl["osl"], n,
-            wl["concurrency"], wl["num_requests"],
-        )  # fmt: skip
-        if limit is None:
-            continue
-        figure, what = (all_gpus, field) if all_gpus is not None else (user, "output_tokens_per_s_per_user")
-        if figure is not None and figure > limit:
-            shown = output if what == field else figure
-            msg = (
-                f"expected at most the speed-of-light bound of this run, {_fmt(limit)} output tok/s on"
-                f" {n} GPU(s) (bench/contract/bound.py), got {_fmt(shown)}"
-                f"{f' x {n} GPUs' if what == 'output_tokens_per_s_per_gpu' and n > 1 else ''}"
-                f" ({100 * figure / limit:,.0f} % of it); a published figure known to be wrong is kept"
-                f" with '{ERRATUM_MARKER}<evidence>' in the run's notes"
-            )
-            out.append(_problem(name, lines, (*where, what), msg))
+        out.append(_problem(name, lines, (*where, "output_tokens_per_s_per_user"), msg))
+    both = mt["total_tokens_per_s"], total
+    if both[0] is not None and both[1] is not None and both[0] < both[1] * (1 - 1e-9):
+        msg = f"expected at least output_tokens_per_s {_fmt(both[1])} (input + output), got {_fmt(both[0])}"
+        out.append(_problem(name, lines, (*where, "total_tokens_per_s"), msg))
+    if bound_caveats(
+        run["notes"], run["engine_settings"]["extra"], sw["engine_version"], sw["benchmark_tool"]
+    ):
+        return out  # speculative decoding, prefix reuse, 0.10's admission: the bound is no ceiling for it
+    limit = ceiling(
+        hw["gpu"], m["id"], m["weight_precision"], m["kv_cache_dtype"], wl["isl"], wl["osl"], n,
+        wl["concurrency"], wl["num_requests"],
+    )  # fmt: skip
+    if limit is None:
+        return out
+    figure, what = (all_gpus, field) if all_gpus is not None else (user, "output_tokens_per_s_per_user")
+    if figure is not None and figure > limit:
+        shown = output if what == field else figure
+        msg = (
+            f"expected at most the speed-of-light bound of this run, {_fmt(limit)} output tok/s on"
+            f" {n} GPU(s) (bench/contract/bound.py), got {_fmt(shown)}"
+            f"{f' x {n} GPUs' if what == 'output_tokens_per_s_per_gpu' and n > 1 else ''}"
+            f" ({100 * figure / limit:,.0f} % of it); a published figure known to be wrong is kept"
+            f" with '{ERRATUM_MARKER}<evidence>' in the run's notes"
+        )
+        out.append(_problem(name, lines, (*where, what), msg))
     return out
 
 
@@ -151,6 +174,7 @@ class RunPoint:
     value: float
     run_index: int
     erratum: bool
+    spread: tuple[float, float] | None = None  # a repeated run's lowest and highest repetition, all GPUs
 
 
 def release_order(version: str) -> tuple[int, ...]:
@@ -179,8 +203,17 @@ def neighbour_payload(data: dict[str, Any], file: str, ids: list[str]) -> list[R
             par["tp"], par["pp"], wl["concurrency"],
         )  # fmt: skip
         release = release_order(sw["engine_version"])
-        out.append(RunPoint(key, release, ".".join(map(str, release)), value, i, _has_erratum(run)))
+        reps = [_all_gpus(r[_METRICS], n) for r in run["repetitions"] or []]
+        known = [v for v in reps if v is not None]
+        spread = (min(known), max(known)) if len(known) > 1 else None
+        out.append(RunPoint(key, release, ".".join(map(str, release)), value, i, _has_erratum(run), spread))
     return out
+
+
+def _all_gpus(mt: dict[str, Any], n: int) -> float | None:
+    if mt["output_tokens_per_s"] is not None:
+        return float(mt["output_tokens_per_s"])
+    return mt["output_tokens_per_s_per_gpu"] * n if mt["output_tokens_per_s_per_gpu"] is not None else None
 
 
 def neighbour_warnings(points: Iterable[tuple[str, Sequence[RunPoint]]], root: Path) -> list[Problem]:
@@ -205,6 +238,8 @@ def neighbour_warnings(points: Iterable[tuple[str, Sequence[RunPoint]]], root: P
             for file, p in releases[r]:
                 if max(p.value / ref, ref / p.value) <= NEIGHBOUR_FACTOR:
                     continue
+                if p.spread and p.spread[0] <= ref <= p.spread[1]:
+                    continue  # its own repetitions reach the neighbours: the median is no outlier
                 listed = ", ".join(
                     f"{_fmt(q.value)} ({q.release_label}: {f} runs.{q.run_index})"
                     for a in around

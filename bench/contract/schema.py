@@ -285,6 +285,68 @@ def _check_throughput_dict(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+class Repetition(_Strict):
+    """One repetition of a run: its figures, when and where it ran (the run's figures are their median)."""
+
+    metrics: Metrics
+    timestamp: Annotated[dt.datetime, AfterValidator(_not_in_future)] | None = Field(
+        default=None, strict=False, description="When the repetition ended (ISO)."
+    )
+    call: NonEmptyStr = Field(
+        description="The call (process, job) that ran it, e.g. its raw folder and job: "
+        "'results/measured/raw/h200-20261201-call10 1024-1024-generate-c4'."
+    )
+    machine: LineStr | None = Field(
+        default=None, description="Which machine it ran on, e.g. 'H200 lease of 2026-12-01, machine 2'."
+    )
+
+
+# A repeated run's figure is the median of its repetitions; floats written to YAML and read back are exact,
+# the tolerance only absorbs a median computed another way (numpy, DuckDB) than statistics.median.
+_MEDIAN_REL_TOL = 1e-9
+
+
+def _metric_figures(m: dict[str, Any]) -> dict[str, float]:
+    """A metrics dict's figures by dotted name (ttft_ms.p50), absent ones left out."""
+    out: dict[str, float] = {}
+    for k, v in m.items():
+        if isinstance(v, dict):
+            out |= {f"{k}.{q}": x for q, x in v.items() if x is not None}
+        elif v is not None:
+            out[k] = v
+    return out
+
+
+def _check_repetitions(metrics: dict[str, Any], reps: list[dict[str, Any]] | None) -> None:
+    """Every figure of a repeated run must be the median of the same figure over its repetitions.
+
+    Hand-worked: 12.2, 13.8 and 15.8 tok/s give 13.8; 12.2 and 13.8 give (12.2 + 13.8) / 2 = 13.0.
+    """
+    if not reps:
+        return
+    import statistics
+
+    figures = [_metric_figures(r["metrics"]) for r in reps]
+    for name, value in _metric_figures(metrics).items():
+        missing = [i for i, f in enumerate(figures) if name not in f]
+        if missing:
+            raise ValueError(
+                f"expected metrics.{name} in every repetition (the run reports it), "
+                f"missing in repetitions.{missing[0]}"
+            )
+        median = statistics.median(f[name] for f in figures)
+        if abs(value - median) > _MEDIAN_REL_TOL * abs(median):
+            raise ValueError(
+                f"expected metrics.{name} to be the median of its {len(reps)} repetitions, "
+                f"{median!r}, got {value!r}"
+            )
+
+
+def _check_run_dict(d: dict[str, Any]) -> dict[str, Any]:
+    _check_repetitions(d["metrics"], d["repetitions"])
+    return d
+
+
 class Run(_Strict):
     parallelism: Parallelism = Parallelism()
     workload: Workload
@@ -303,6 +365,20 @@ class Run(_Strict):
         max_length=4000,
         description="Free text; anything after 'Erratum: ' marks the published figure as known to be wrong.",
     )
+    repetitions: list[Repetition] | None = Field(
+        default=None,
+        min_length=2,
+        description="Measured runs repeated on separate model loads or machines: each repetition's figures. "
+        "The run's metrics must then be the median of them, figure by figure; absent: a single sample.",
+    )
+
+    @model_validator(mode="after")
+    def _median_of_repetitions(self) -> Run:
+        if self.repetitions:
+            _check_repetitions(
+                self.metrics.model_dump(), [{"metrics": r.metrics.model_dump()} for r in self.repetitions]
+            )
+        return self
 
 
 class ResultFile(_Strict):
@@ -488,6 +564,7 @@ _DICT_CHECKS: dict[type[BaseModel], AfterValidator] = {
     Source: AfterValidator(_check_source_dict),
     ResultFile: AfterValidator(_check_result_file_dict),
     Metrics: AfterValidator(_check_throughput_dict),
+    Run: AfterValidator(_check_run_dict),
     Parallelism: AfterValidator(_check_world_dict),
     MlperfHardware: AfterValidator(_check_mlperf_hardware_dict),
     MlperfRun: AfterValidator(_check_mlperf_run_dict),

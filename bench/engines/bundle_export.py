@@ -54,6 +54,7 @@ class Bundle:
     plan: str
     day: dt.date
     drop: frozenset[str] = field(default_factory=frozenset)
+    machine: str | None = None  # which lent machine ran it (a repetition says so); None: not known
 
 
 def _done_times(log: str, day: dt.date) -> dict[str, dt.datetime]:
@@ -119,9 +120,64 @@ def _run(job: dict[str, Any], plan_path: str, when: dt.datetime | None, sub: Sub
     }
 
 
-def build(bundles: list[Bundle], day: dt.date, sub: Submission) -> ResultFile:
-    """One result file, submitted on ``day``, from suite output folders (bundle.json and log.txt each)."""
+def _same_point(job: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes two jobs repetitions of one point: workload, request count, batching mode, concurrency."""
+    settings = job["report"]["engine"].get("settings") or {}
+    return (
+        job["isl"],
+        job["osl"],
+        job["num_requests_used"],
+        job["batching_used"],
+        settings.get("concurrency"),
+    )
+
+
+def _median_metrics(reps: list[dict[str, Any]]) -> dict[str, Any]:
+    """Figure by figure, the median over repetitions of the figures every repetition has."""
+    import statistics
+
+    out: dict[str, Any] = {}
+    for key, first in reps[0].items():
+        if isinstance(first, dict):
+            sub = {
+                q: statistics.median(r[key][q] for r in reps) for q in first if all(key in r for r in reps)
+            }
+            out[key] = sub
+        elif all(key in r for r in reps):
+            out[key] = statistics.median(r[key] for r in reps)
+    return out
+
+
+def _merge(group: list[tuple[dict[str, Any], Bundle, str]]) -> dict[str, Any]:
+    """Repetitions of one point -> one run: the median figures, each repetition kept with its call."""
+    runs = [r for r, _b, _job in group]
+    if len(runs) == 1:
+        return runs[0]
+    merged = dict(runs[0])
+    merged["metrics"] = _median_metrics([r["metrics"] for r in runs])
+    merged["repetitions"] = [
+        {"metrics": r["metrics"], "timestamp": r["timestamp"], "call": f"{b.folder.name} {job}"}
+        | ({"machine": b.machine} if b.machine else {})
+        for r, b, job in group
+    ]
+    stamps = [r["timestamp"] for r in runs if r["timestamp"] is not None]
+    merged["timestamp"] = max(stamps) if stamps else None
+    tput = sorted(r["metrics"]["output_tokens_per_s"] for r in runs)
+    merged["notes"] = (
+        f"{runs[0]['notes']}; figures are the median of {len(runs)} repetitions, each on its own model load"
+        f" (output tok/s {tput[0]:.4g} to {tput[-1]:.4g})"
+    )
+    return merged
+
+
+def build(bundles: list[Bundle], day: dt.date, sub: Submission, repeats: bool = False) -> ResultFile:
+    """One result file, submitted on ``day``, from suite output folders (bundle.json and log.txt each).
+
+    ``repeats``: finished jobs of the same point (``_same_point``) in several bundles become one run with
+    ``repetitions`` and median figures, in the place of the point's first bundle; otherwise each is a run.
+    """
     runs, env, version, model_id, dtype = [], {}, set(), set(), set()
+    groups: dict[tuple[Any, ...], list[tuple[dict[str, Any], Bundle, str]]] = {}
     for b in bundles:
         data = json.loads((b.folder / "bundle.json").read_text(encoding="utf-8"))
         log = (b.folder / "log.txt").read_text(encoding="utf-8") if (b.folder / "log.txt").exists() else ""
@@ -137,7 +193,10 @@ def build(bundles: list[Bundle], day: dt.date, sub: Submission) -> ResultFile:
             version.add(job["report"]["engine"]["version"])
             model_id.add(job["report"]["engine"]["model"])
             dtype.add(job["report"]["engine"]["dtype"])
-            runs.append(_run(job, b.plan, times.get(job["name"]), sub))
+            run = _run(job, b.plan, times.get(job["name"]), sub)
+            key = _same_point(job) if repeats else (len(groups),)
+            groups.setdefault(key, []).append((run, b, job["name"]))
+    runs = [_merge(g) for g in groups.values()]
     if len(version) != 1 or len(model_id) != 1 or len(dtype) != 1:
         raise ValueError(f"bundles differ in engine version, model or dtype: {version}, {model_id}, {dtype}")
     precision = {"bfloat16": "BF16", "float16": "FP16", "float32": "FP32"}[dtype.pop()]
@@ -194,6 +253,14 @@ def main(argv: list[str] | None = None) -> int:
         "--drop", nargs=2, action="append", default=[], metavar=("DIR", "JOB"),
         help="leave that bundle's finished job out of the file (say why in --notes); repeatable",
     )  # fmt: skip
+    p.add_argument(
+        "--machine", nargs=2, action="append", default=[], metavar=("DIR", "LABEL"),
+        help="which lent machine that bundle ran on (kept with each repetition); repeatable",
+    )  # fmt: skip
+    p.add_argument(
+        "--repeats", action="store_true",
+        help="jobs of the same point in several bundles become one run: median figures, each repetition kept",
+    )  # fmt: skip
     p.add_argument("--date", type=dt.date.fromisoformat, required=True, help="the submission's date")
     p.add_argument("--gpu", required=True, help="Canonical GPU name (the registry's).")
     p.add_argument("--submitter", required=True)
@@ -217,8 +284,9 @@ def main(argv: list[str] | None = None) -> int:
             ran = dt.date.fromisoformat(day)
         except ValueError:
             p.error(f"--bundle {d} {plan} {day}: the day is not a date (YYYY-MM-DD)")
-        bundles.append(Bundle(Path(d), plan, ran, frozenset(drops.get(Path(d), ()))))
-    result = build(bundles, a.date, sub)
+        machine = next((label for folder, label in a.machine if Path(folder) == Path(d)), None)
+        bundles.append(Bundle(Path(d), plan, ran, frozenset(drops.get(Path(d), ())), machine))
+    result = build(bundles, a.date, sub, repeats=a.repeats)
     print(f"wrote {write(result, a.out)}: {len(result.runs)} run(s)")
     return 0
 

@@ -55,29 +55,27 @@ def test_h200_plans_use_the_registry_architecture_of_their_model() -> None:
 
 SWEEP = COMMITTED.with_name(COMMITTED.stem + "--concurrency.yaml")
 NOV30, DEC01 = dt.date(2026, 11, 30), dt.date(2026, 12, 1)
+M30, M9 = "lease of 2026-11-30 (calls 4-6)", "fresh machine of 2026-12-01 04:34 (call 9)"
+M10, M11 = "fresh machine of 2026-12-01 23:25 (call 10)", "fresh machine of 2026-12-01 23:35 (calls 11-12)"
+PLAN = "bench/engines/plans/h200-llama-3.1-8b-"
 SWEEP_BUNDLES = [
-    Bundle(
-        RAW / "h200-20261130-call4", "bench/engines/plans/h200-llama-3.1-8b-latency-1024-1024.json", NOV30
-    ),
-    Bundle(
-        RAW / "h200-20261130-call5", "bench/engines/plans/h200-llama-3.1-8b-latency-128-2048-a.json", NOV30
-    ),
-    Bundle(RAW / "h200-20261130-call6", "bench/engines/plans/h200-llama-3.1-8b-latency-rest.json", NOV30),
+    Bundle(RAW / "h200-20261130-call4", PLAN + "latency-1024-1024.json", NOV30, machine=M30),
+    Bundle(RAW / "h200-20261130-call5", PLAN + "latency-128-2048-a.json", NOV30, machine=M30),
+    Bundle(RAW / "h200-20261130-call6", PLAN + "latency-rest.json", NOV30, machine=M30),
     # call 7's 1024/1024 at 8 decoded at 26.7 ms a token, against 70-85 ms for every other point; call 9
-    # ran it again on a fresh machine (83.7 ms), after repeating call 4's 1024/1024 at 4 (not exported)
+    # ran it again on a fresh machine (83.7 ms), after repeating call 4's 1024/1024 at 4
     Bundle(
-        RAW / "h200-20261201-call7",
-        "bench/engines/plans/h200-llama-3.1-8b-latency-fill-a.json",
-        DEC01,
-        frozenset({"1024-1024-generate-c8"}),
+        RAW / "h200-20261201-call7", PLAN + "latency-fill-a.json", DEC01, frozenset({"1024-1024-generate-c8"})
     ),
-    Bundle(RAW / "h200-20261201-call8", "bench/engines/plans/h200-llama-3.1-8b-latency-fill-b.json", DEC01),
-    Bundle(
-        RAW / "h200-20261201-call9",
-        "bench/engines/plans/h200-llama-3.1-8b-latency-check.json",
-        DEC01,
-        frozenset({"1024-1024-generate-c4"}),
-    ),
+    Bundle(RAW / "h200-20261201-call8", PLAN + "latency-fill-b.json", DEC01),
+    Bundle(RAW / "h200-20261201-call9", PLAN + "latency-check.json", DEC01, machine=M9),
+    # issue 30: repetitions of 1024/1024 at 1-64, each on its own model load
+    Bundle(RAW / "h200-20261201-call10", PLAN + "reps-call10.json", DEC01, machine=M10),
+    Bundle(RAW / "h200-20261201-call11", PLAN + "reps-call11a.json", DEC01, machine=M11),
+    Bundle(RAW / "h200-20261201-call11-p2", PLAN + "reps-call11b.json", DEC01, machine=M11),
+    Bundle(RAW / "h200-20261201-call12", PLAN + "reps-call12a.json", DEC01, machine=M11),
+    Bundle(RAW / "h200-20261201-call12-p2", PLAN + "reps-call12b.json", DEC01, machine=M11),
+    Bundle(RAW / "h200-20261201-call12-p3", PLAN + "reps-call12c.json", DEC01, machine=M11),
 ]
 
 
@@ -88,7 +86,8 @@ def test_concurrency_sweep_file_is_what_its_bundles_export_to(tmp_path: Path) ->
         committed["submission"]["submitter"], committed["submission"]["system"], src["title"],
         "H200 SXM 141GB", src["notes"], {},
     )  # fmt: skip
-    out = bundle_export.write(bundle_export.build(SWEEP_BUNDLES, DEC01, sub), tmp_path / "r.yaml")
+    result = bundle_export.build(SWEEP_BUNDLES, DEC01, sub, repeats=True)
+    out = bundle_export.write(result, tmp_path / "r.yaml")
     assert out.read_text(encoding="utf-8") == SWEEP.read_text(encoding="utf-8")
     checked = check_file(SWEEP)
     assert checked.problems == [] and checked.result is not None
@@ -114,9 +113,31 @@ def test_each_sweep_run_carries_its_plan_jobs_concurrency() -> None:
         assert r["engine_settings"]["extra"]["concurrency"] == w["concurrency"]
 
 
+def test_repeated_points_are_medians_of_every_bundle_job_of_that_point() -> None:
+    """The authority is the bundles: each finished job of a point is one repetition, none lost or doubled,
+    and the run's output tok/s is the middle one of them (three repetitions: the second smallest)."""
+    jobs: dict[tuple[int, int, int], list[float]] = {}
+    for b in SWEEP_BUNDLES:
+        for job in json.loads((b.folder / "bundle.json").read_text(encoding="utf-8"))["jobs"]:
+            if "report" in job and job["name"] not in b.drop:
+                perf = job["report"]["performance"]["system_output_throughput_tok_s"]
+                jobs.setdefault((job["isl"], job["osl"], job["concurrency"]), []).append(perf)
+    runs = yaml.safe_load(SWEEP.read_text(encoding="utf-8"))["runs"]
+    for r in runs:
+        w = r["workload"]
+        seen = jobs[(w["isl"], w["osl"], w["concurrency"])]
+        reps = r.get("repetitions") or []
+        assert len(reps) == (len(seen) if len(seen) > 1 else 0)
+        if reps:
+            assert sorted(x["metrics"]["output_tokens_per_s"] for x in reps) == sorted(seen)
+            assert r["metrics"]["output_tokens_per_s"] == sorted(seen)[1]
+            assert all(x["machine"] and x["call"].startswith("h200-") for x in reps)
+    assert sum(bool(r.get("repetitions")) for r in runs) == sum(len(v) > 1 for v in jobs.values())
+
+
 def test_dropping_a_job_the_bundle_does_not_hold_is_refused_by_name() -> None:
     """A typo in --drop must not silently export the run it meant to leave out."""
-    call9 = SWEEP_BUNDLES[-1]
+    call9 = SWEEP_BUNDLES[5]
     wrong = Bundle(call9.folder, call9.plan, call9.day, frozenset({"1024-1024-generate-c5"}))
     committed = yaml.safe_load(SWEEP.read_text(encoding="utf-8"))["submission"]
     sub = bundle_export.Submission(committed["submitter"], committed["system"], "t", "H200 SXM 141GB", "", {})
@@ -125,7 +146,7 @@ def test_dropping_a_job_the_bundle_does_not_hold_is_refused_by_name() -> None:
 
 
 def test_cli_says_which_bundle_day_is_not_a_date(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    call9 = SWEEP_BUNDLES[-1]
+    call9 = SWEEP_BUNDLES[5]
     args = [
         "--bundle",
         str(call9.folder),

@@ -125,3 +125,26 @@ def test_the_release_history_page_lists_the_steps_down(db: Path) -> None:
         body = out.split('<table class="lb-steps">')[1].split("</table>")[0]
         assert body.count("<tr>") == len(down) + 1  # the head and one row per step down
         assert "0.11.0 → 0.12.0" in body and "GH200 96GB, Llama 3 8B, FP8, 128/2048, TP1" in body
+
+
+def _flat_then_drop(spread_at_drop: tuple[float, float] | None) -> steps.History:
+    """Hand-worked: five releases at 1,000 tok/s then five at 800 (-20 %), next to 50 noisy flat histories."""
+    spreads = (None,) * 5 + (spread_at_drop,) + (None,) * 4
+    return steps.History(("drop",), tuple(f"r{k}" for k in range(10)), (1000.0,) * 5 + (800.0,) * 5, spreads)
+
+
+def test_a_step_within_a_repeated_runs_spread_is_not_reported() -> None:
+    """Rule 6, hand-worked: the 1,000 -> 800 step is reported when the release after it is one sample, or
+    repeated at 780-830 (1,000 lies outside); it is left out when that release's repetitions ran from 790
+    to 1,010, which holds the level before the step (1,000): those repetitions already differ that much."""
+    rng = random.Random(7)
+    releases = tuple(f"r{k}" for k in range(10))
+    flat = [
+        steps.History((i,), releases, tuple(1000 * rng.uniform(0.99, 1.01) for _ in range(10)))
+        for i in range(50)
+    ]
+    for spread, reported in ((None, True), ((780.0, 830.0), True), ((790.0, 1010.0), False)):
+        h = _flat_then_drop(spread)
+        _, found = steps.detect([*flat, h])
+        assert [f.step.index for f in found if f.history is h] == ([5] if reported else []), spread
+        assert [f.history for f in steps.within_spread([*flat, h])] == ([] if reported else [h])

@@ -219,3 +219,43 @@ def test_validate_s_neighbour_warnings_for_the_change_s_own_files(tmp_path: Path
     assert "expected within 3x" in d.warnings[0][1] and "4,000.00" in d.warnings[0][1]
     text = diff.render(d, "base", "head")
     assert "h/0.13.0.yaml" in text.split("### Warnings")[1].split("###")[0]
+
+
+def test_a_change_within_the_measured_spread_is_not_called_a_regression(tmp_path: Path) -> None:
+    """The H200 curve before and after its repetitions (issue 30), through the real diff: 1024/1024 at 64
+    went from one sample of 852 tok/s (its first repetition, call 4) to the median 760 of three (852, 760,
+    682); both lie in 682-852, so the report says the change is within the measured spread. BASE is the
+    file as it was: each repeated run's first repetition as its figures, no repetitions."""
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    name = "transformers-5.17.0/h200-sxm-141gb--llama-3.1-8b-instruct--bf16--random-weights--concurrency.yaml"
+    data = yaml.safe_load((root / "results" / "measured" / name).read_text(encoding="utf-8"))
+    for r in data["runs"]:
+        if r.get("repetitions"):
+            r["metrics"] = r.pop("repetitions")[0]["metrics"]
+    base, head = tmp_path / "base", tmp_path / "head"
+    for side in (base, head):
+        (side / "measured" / "transformers-5.17.0").mkdir(parents=True)
+    (base / "measured" / name).write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    shutil.copy(root / "results" / "measured" / name, head / "measured" / name)
+    d = diff.compare(base, head, tmp_path / "work", warnings=lambda _results: [])
+    text = diff.render(d, "before", "after")
+    changed = text.split("### Changed figures and the measured spread")[1].split("###")[0]
+    line = next(x for x in changed.splitlines() if "1024/1024" in x and "concurrency 64" in x)
+    want = "852 → 760 tok/s per GPU: within the measured spread (682-852, 3 samples): not a regression"
+    assert want in line
+    assert len([x for x in changed.splitlines() if x.startswith("- ")]) == 7  # the seven repeated points
+
+
+def test_spread_verdicts_hand_worked() -> None:
+    import pandas as pd
+
+    def r(v: float, lo: float | None = None, hi: float | None = None, n: int = 1) -> pd.Series:
+        figures = {"output_tps_per_gpu": v, "output_tps_per_gpu_min": lo, "output_tps_per_gpu_max": hi}
+        return pd.Series({**figures, "samples": n})
+
+    assert diff.spread_verdict(r(800, 682, 852, 3), r(852)).startswith("within the measured spread (682-852")
+    outside = "outside the measured spread (590-610, 3 samples)"
+    assert diff.spread_verdict(r(600, 590, 610, 3), r(852)) == outside
+    assert diff.spread_verdict(r(800), r(852)).startswith("no spread measured")

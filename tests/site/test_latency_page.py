@@ -19,18 +19,21 @@ PAGES = [ROOT / "docs/latency.md", ROOT / "docs/latency.ko.md"]
 
 
 def _expected() -> list[list[str]]:
-    """The table's rows worked from the result file: tok/s, per user, TTFT, TPOT, end-to-end (s), and $
-    per million output tokens at $2.00 per GPU-hour on one GPU."""
+    """The table's rows worked from the result file: tok/s, per user, TTFT, TPOT, end-to-end (s), $ per
+    million output tokens at $2.00 per GPU-hour on one GPU, and the samples: "1", or the repetitions' count
+    with their lowest and highest output tok/s."""
     data = yaml.safe_load(RESULT.read_text(encoding="utf-8"))
     rows = []
     for run in data["runs"]:
         w, m = run["workload"], run["metrics"]
         tps = m["output_tokens_per_s"]
+        reps = [r["metrics"]["output_tokens_per_s"] for r in run.get("repetitions") or []]
+        samples = f"{len(reps)} ({min(reps):,.1f}–{max(reps):,.1f})" if reps else "1"
         rows.append([
             f"{w['isl']}/{w['osl']}", str(w["concurrency"]), f"{tps:,.1f}",
             f"{m['output_tokens_per_s_per_user']:,.1f}", f"{m['ttft_ms']['avg']:,.0f}",
             f"{m['tpot_ms']['avg']:,.1f}", f"{m['request_latency_ms']['avg'] / 1000:,.1f}",
-            f"{2.00 * 1 / (tps * 3600) * 1e6:.2f}",
+            f"{2.00 * 1 / (tps * 3600) * 1e6:.2f}", samples,
         ])  # fmt: skip
     # the page's order: 1024/1024 before 128/2048, then by concurrency
     return sorted(rows, key=lambda r: (-int(r[0].split("/")[0]), int(r[1])))

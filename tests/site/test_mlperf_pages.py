@@ -448,6 +448,9 @@ def test_about_section_states_shared_descriptions_recounts_boards_and_provenance
         if " Dual " in f" {hw['gpu_label']} ":
             assert f"“{hw['gpu_label']}”" in text and f"shown as {registry_gpu(hw['gpu'])}" in text
             assert "per board" in text
+    opened = [r for d in result_files for r in d["runs"] if r["division"] == "open"]
+    silent = sum(r["benchmark"] == r["benchmark_official"] for r in opened)
+    assert f"{silent} of the {len(opened)} open-division results give no reason" in text
     v41 = {r["result_id_source"] for r in all_csv_rows if r["round"] == "v4.1"}
     assert v41 and all("unmerged PR #2" in s for s in v41)
     assert "mlcommons/inference_results_v4.1#2" in text and "never merged" in text
@@ -469,3 +472,23 @@ def test_mlperf_is_followed_by_the_benchmark_name_in_every_catalogue() -> None:
         for key, value in i18n.load(lang).messages.items():
             if key.startswith("mlperf") and key != "mlperf.trademark_gloss":
                 assert not re.search(r"MLPerf®(?! Inference)", value), (lang, key, value)
+
+
+def test_open_results_filed_under_the_official_name_are_counted_as_giving_no_reason() -> None:
+    """Hand-worked: three open results, two filed under the official benchmark name (no changed model or
+    processing named) and one as ``llama3_1-70b-fp8_dyn``; a closed one is not counted: 2 of 3, in both
+    languages' "About these results"."""
+    base = {"system_json_path": "open/x.json", "gpu_label": "H200", "total_accelerators": 8, "system_id": "s"}
+    base |= {"round": "v9.9", "gpu": "H200 SXM 141GB"}
+    rows = [
+        base | {"division": "open", "benchmark": "llama3.1-70b", "benchmark_official": "llama3.1-70b"},
+        base | {"division": "open", "benchmark": "gptj-99", "benchmark_official": "gptj-99"},
+        base
+        | {"division": "open", "benchmark": "llama3_1-70b-fp8_dyn", "benchmark_official": "llama3.1-70b"},
+        base | {"division": "closed", "benchmark": "gptj-99", "benchmark_official": "gptj-99"},
+    ]
+    assert mlperf_pages.open_without_reason(rows) == (2, 3)
+    en = mlperf_pages.about(rows, i18n.load("en"), None)
+    assert "2 of the 3 open-division results give no reason why they do not qualify as closed" in en
+    ko = mlperf_pages.about(rows, i18n.load("ko"), None)
+    assert "open 부문 결과 3개 중 2개는 closed 자격이 없는 이유를 밝히지 않습니다" in ko
