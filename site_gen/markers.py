@@ -96,6 +96,15 @@ def parse(kind: str, text: str) -> Marker:
     return Marker(kind, name, filters, options)
 
 
+def estimates_after(runs: pd.DataFrame, estimates: pd.DataFrame) -> pd.DataFrame:
+    """Runs, then estimates (their own rows, ``source_kind`` modelled), in one frame for a page's data."""
+    import pandas as pd
+
+    if estimates.empty:
+        return runs
+    return pd.concat([runs, estimates], ignore_index=True)
+
+
 def by_column(filters: Filters) -> str:
     """Fixed filters as the page script applies them: JSON of column -> allowed values."""
     return json.dumps({dimension(k).column: v for k, v in filters.items()})
@@ -107,6 +116,9 @@ class Site:
 
     runs: pd.DataFrame
     ctx: ChartContext
+    # AIConfigurator's estimates (``queries.site_estimates``): never in ``runs``; shipped only to pages
+    # whose markers are all explorers, behind the "Source kind" switch (off by default)
+    estimates: pd.DataFrame | None = None
     db: Path | None = None  # the DuckDB file (the run cards read every column of it)
     repo_url: str = ""  # mkdocs.yml repo_url: result files and "report a mistake" link there
     repo_branch: str = "main"
@@ -211,6 +223,7 @@ class Page:
         where its run-card and explorer pages are (data files are shared at the site's root)."""
         self.site, self.url, self.root = site, url, root
         self.needed: list[Filters] = []
+        self._with_estimates = False
         self.errors: list[str] = []
         self._src = self._key = ""
         # the run cards' page, relative to this page (table rows and chart points link to it)
@@ -236,19 +249,32 @@ class Page:
     def _prepare_data(self, markers: list[Marker]) -> None:
         """One data file for the page: the union of the runs its markers can show."""
         runs = self.site.runs
-        wanted = [
-            mk.filters for mk in markers if mk.kind not in ("figures", "runcard", "stat", "regressions")
-        ]
+        needing = [mk for mk in markers if mk.kind not in ("figures", "runcard", "stat", "regressions")]
+        wanted = [mk.filters for mk in needing]
         if not wanted or runs.empty:
             return
+        # Estimates only where every marker is an explorer: a view or chart computes bests from the
+        # page's data, and a compare pair must never be an estimate (the explorer draws runs, one each).
+        self._with_estimates = all(mk.kind == "explorer" for mk in needing)
+        est = self.site.estimates if self._with_estimates else None
+        with_est = est is not None and not est.empty
         # Pages asking for the same runs (every view page wants all of them) share one file, encoded once.
-        cache_key = json.dumps(sorted(json.dumps(f, sort_keys=True) for f in wanted))
+        cache_key = json.dumps(sorted(json.dumps(f, sort_keys=True) for f in wanted)) + (
+            "+est" if with_est else ""
+        )
         if cache_key not in self.site.keys:
             union = mask(runs, wanted[0])
             for f in wanted[1:]:
                 union |= mask(runs, f)
+            frame = runs[union]
+            if with_est:
+                assert est is not None
+                keep = mask(est, wanted[0])
+                for f in wanted[1:]:
+                    keep |= mask(est, f)
+                frame = estimates_after(frame, est[keep])
             self.site.keys[cache_key] = self.site.keep(
-                dataset.frame_file("runs", runs[union].reset_index(drop=True))
+                dataset.frame_file("runs", frame.reset_index(drop=True))
             )
         self._key = self.site.keys[cache_key]
         self._src = self._rel(f"{DATA_DIR}/{self._key}.js")
@@ -299,8 +325,17 @@ class Page:
             msg = self.site.cat.t("widgets.no_match", filters=which)
         return self.site.render("empty.html.j2", message=f"{what}: {msg}" if what else msg)
 
-    def _scope(self, template: str, mk: Marker, dims: Any, defaults: Filters, **kw: Any) -> str:
+    def _scope(
+        self,
+        template: str,
+        mk: Marker,
+        dims: Any,
+        defaults: Filters,
+        bar_runs: pd.DataFrame | None = None,
+        **kw: Any,
+    ) -> str:
         """A filter scope (view or explorer): the marker's fixed runs, the page data, the filter bar."""
+        sub = self._subset(mk.filters) if bar_runs is None else bar_runs
         return self.site.render(
             template,
             fixed=by_column(mk.filters),
@@ -309,7 +344,7 @@ class Page:
             dims=json.dumps([dimension_json(d, self.site.cat) for d in dims]),
             defaults=json.dumps(defaults),
             card=self.card,
-            bar=static_bar(self._subset(mk.filters), dims, defaults, self.site.cat),
+            bar=static_bar(sub, dims, defaults, self.site.cat),
             **kw,
         )
 
@@ -344,11 +379,22 @@ class Page:
             return box
         from site_gen.latency_views import DEFAULT_PRICE, PRICE_KEY
 
+        est = self.site.estimates
+        shown = sub
+        defaults: Filters = {}
+        if self._with_estimates and est is not None and not est.empty:
+            mine = est[mask(est, mk.filters)]
+            if not mine.empty:
+                # the switch: "Source kind" starts at every kind but the estimates' (llmbench.js keeps a
+                # changed choice in the URL; docs/reference/estimates.md says what a hand-made URL does)
+                shown = estimates_after(sub, mine)
+                defaults = {"kind": sorted(set(sub["source_kind"].astype(str)))}
         return self._scope(
             "explorer.html.j2",
             mk,
             DIMENSIONS,
-            {},
+            defaults,
+            bar_runs=shown,
             limits=limits(sub, self.site.cat),
             price={"key": PRICE_KEY, "default": DEFAULT_PRICE},
             table=json.dumps(table_columns(self.site.runs.columns, self.site.cat)),
@@ -609,6 +655,12 @@ def table_columns(columns: Any, cat: i18n.Catalogue | None = None) -> list[dict[
 # The run card's sections: (title, [(column, label), ...]); a field without a value is left out. Labels
 # live here (one place for a translation); llmbench.js knows no field.
 CARD_SECTIONS: list[dict[str, Any]] = [
+    # first, so that an estimate's card says so before any figure (fields only estimates have)
+    {"title": "Estimate, not a measurement", "fields": [
+        ["est_band", "Error of such estimates against published runs"], ["est_confidence", "Confidence"],
+        ["est_category", "Category validated"], ["est_estimator", "Estimator and performance data"],
+        ["est_search", "How batch size and context tokens were chosen"], ["est_mapping", "Mapping choices"],
+    ]},
     {"title": "Result", "fields": [
         ["output_tps_per_gpu", "Output tokens/s per GPU"], ["output_tps", "Output tokens/s, all GPUs"],
         ["output_tps_per_user", "Output tokens/s per user"], ["total_tps", "Total tokens/s (input + output)"],
@@ -646,10 +698,10 @@ CARD_SECTIONS: list[dict[str, Any]] = [
         for p in ("avg", "p50", "p90", "p99")
     ]},
     {"title": "Source", "fields": [
-        ["source_kind", "Source kind"], ["publisher", "Publisher"], ["source_title", "Title"],
-        ["source_url", "URL"], ["site_url", "Site"], ["submitter", "Submitted by"], ["date", "Date"],
-        ["timestamp", "Measured at"], ["source_notes", "Source notes"], ["file", "Result file"],
-        ["run_index", "Run number in the file"],
+        ["basis", "Basis"], ["source_kind", "Source kind"], ["publisher", "Publisher"],
+        ["source_title", "Title"], ["source_url", "URL"], ["site_url", "Site"], ["submitter", "Submitted by"],
+        ["date", "Date"], ["timestamp", "Measured at"], ["source_notes", "Source notes"],
+        ["file", "Result file"], ["run_index", "Run number in the file"],
     ]},
     {"title": "Reproduce", "fields": [["command", "Command"], ["notes", "Notes"]]},
 ]  # fmt: skip

@@ -238,6 +238,7 @@ def on_config(config: Any) -> Any:
     _site = Site(
         runs=runs,
         ctx=ctx,
+        estimates=queries.site_estimates(read),
         db=read,
         repo_url=config.get("repo_url") or "",
         repo_branch=extra.get("repo_branch", "main"),
