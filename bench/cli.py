@@ -444,8 +444,8 @@ def estimate_validate_cmd(
     ),
 ) -> None:
     """Pair every modellable run of results/ with AIConfigurator's estimate and report the error."""
+    from bench.contract.estimate_bands import table_rows, write_table
     from bench.engines.estimate import Cache, is_moe
-    from bench.engines.estimate_bands import table_rows, write_table
     from bench.engines.estimate_validate import validate, write_report
 
     v = validate(results_dir, Cache(cache), workers, limit)

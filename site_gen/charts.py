@@ -253,6 +253,7 @@ def _per_run(ctx: ChartContext, x: alt.X) -> alt.Chart:
                 "gpu:N", scale=alt.Scale(domain=list(ctx.gpus), range=gpu_colours(ctx.gpus)), legend=None
             ),
             fillOpacity=basis_fill(),
+            shape=basis_shape(),
             opacity=alt.value(0.6),
         )
     )
@@ -263,12 +264,26 @@ BASIS_DOMAIN = ["measured", "published", "modelled"]
 
 def basis_fill() -> alt.FillOpacity:
     """Filled for measured and published runs, hollow for estimates (``source_kind`` modelled)."""
+    # Vega-Lite draws no legend for a nominal fill opacity: basis_shape carries the legend entry
     return alt.FillOpacity(
+        "source_kind:N", scale=alt.Scale(domain=BASIS_DOMAIN, range=[1, 1, 0]), legend=None
+    )
+
+
+def basis_shape() -> alt.Shape:
+    """Circles for every kind (the fill tells them apart), for the legend's one entry: a hollow ring,
+    "estimate, not a measurement" (shown whether or not the page has estimates: it says what a ring is)."""
+    return alt.Shape(
         "source_kind:N",
-        scale=alt.Scale(domain=BASIS_DOMAIN, range=[1, 1, 0]),
-        # one entry, the hollow ring: filled points need no key (they are every other chart's marks)
+        scale=alt.Scale(domain=BASIS_DOMAIN, range=["circle", "circle", "circle"]),
         legend=alt.Legend(
-            title="Basis", values=["modelled"], labelExpr="'estimate, not a measurement'", orient="bottom"
+            title="Basis",
+            values=["modelled"],
+            labelExpr="'estimate, not a measurement'",
+            orient="bottom",
+            symbolFillColor="transparent",
+            symbolStrokeColor="gray",
+            symbolStrokeWidth=1.5,
         ),
     )
 

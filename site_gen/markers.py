@@ -49,7 +49,8 @@ if TYPE_CHECKING:
     from site_gen.charts import ChartContext
 
 MARKER = re.compile(
-    r"<!--\s*(chart|view|explorer|figures|runcard|compare|stat|regressions)\b:?(.*?)-->", re.DOTALL
+    r"<!--\s*(chart|view|explorer|figures|runcard|compare|stat|regressions|estimate-accuracy)\b:?(.*?)-->",
+    re.DOTALL,
 )
 OPTIONS = ("height", "title")
 DATA_DIR = "assets/data"
@@ -249,7 +250,8 @@ class Page:
     def _prepare_data(self, markers: list[Marker]) -> None:
         """One data file for the page: the union of the runs its markers can show."""
         runs = self.site.runs
-        needing = [mk for mk in markers if mk.kind not in ("figures", "runcard", "stat", "regressions")]
+        own_data = ("figures", "runcard", "stat", "regressions", "estimate-accuracy")
+        needing = [mk for mk in markers if mk.kind not in own_data]
         wanted = [mk.filters for mk in needing]
         if not wanted or runs.empty:
             return
@@ -283,7 +285,7 @@ class Page:
         try:
             if isinstance(mk, MarkerError):
                 raise mk
-            return getattr(self, f"_render_{mk.kind}")(mk)
+            return getattr(self, f"_render_{mk.kind.replace('-', '_')}")(mk)
         except (MarkerError, KeyError) as e:
             msg = str(e.args[0] if isinstance(e, KeyError) else e)
             self.errors.append(msg)
@@ -464,6 +466,45 @@ class Page:
             branch=self.site.repo_branch,
             explorer=self._rel(self.root + "explorer.html"),
         )
+
+    def _render_estimate_accuracy(self, mk: Marker) -> str:
+        """How good the estimates are (``site_gen.estimate_page``): tables and a chart from the committed
+        validation table, its pairs in their own data file."""
+        from site_gen import charts, estimate_page
+
+        if mk.filters:
+            raise MarkerError("estimate-accuracy marker: takes no filters")
+        rows = estimate_page.table_rows()
+        tables = estimate_page.render(self.site.cat.t, rows)
+        if not rows:
+            return tables
+        if "estimate-pairs" not in self.site.keys:
+            frame = estimate_page.pairs_frame(rows)
+            self.site.keys["estimate-pairs"] = self.site.keep(dataset.frame_file("pairs", frame))
+        key = self.site.keys["estimate-pairs"]
+        spec = json.dumps(
+            compile_spec(
+                localize(
+                    charts.to_spec(estimate_page.scatter(self.site.ctx)), i18n.translator(self.site.lang)
+                )
+            ),
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        chart = self.site.render(
+            "_chart.html.j2",
+            c={
+                "spec": spec,
+                "fixed": "{}",
+                "src": self._rel(f"{DATA_DIR}/{key}.js"),
+                "key": key,
+                "label": self.site.cat.t("est.chart_label"),
+                "card": self.card,
+                "caption": self.site.cat.t("est.chart_caption"),
+                "reserve": reserved_height(spec),
+            },
+        )
+        return chart + tables
 
     def _render_stat(self, mk: Marker) -> str:
         from site_gen import stats

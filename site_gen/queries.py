@@ -180,7 +180,7 @@ def _details_sql(con: Any) -> str:
     from site_gen.estimates import TABLE, VIEW
 
     names = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
-    if VIEW in names and con.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0]:
+    if VIEW in names and con.execute(f"SELECT count(*) FROM {TABLE}").fetchall()[0][0]:
         return DETAILS_WITH_ESTIMATES_SQL
     return DETAILS_SQL
 

@@ -137,7 +137,7 @@ class RunEstimate(_Strict):
     band: EstimateBand | None = Field(
         default=None,
         description="The measured error of estimates of this category against published runs "
-        "(bench/data/estimate_validation.csv; bench.engines.estimate_bands). llmbench estimate always "
+        "(bench/data/estimate_validation.csv; bench.contract.estimate_bands). llmbench estimate always "
         "writes it; a modelled file without it is shown as unvalidated.",
     )
 

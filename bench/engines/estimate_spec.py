@@ -26,8 +26,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bench.contract.estimate_bands import band_for
 from bench.engines import estimate as est
-from bench.engines.estimate_bands import band_for
 from bench.errors import UserError
 
 SUBMITTER = "llmbench estimate"

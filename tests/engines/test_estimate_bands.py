@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bench.engines.estimate_bands import band_for, band_of, bands, category, gpus_class, precision_class
+from bench.contract.estimate_bands import band_for, band_of, bands, category, gpus_class, precision_class
 from tests.engines.test_estimate_contract import _modelled, _problems
 
 

@@ -1,7 +1,7 @@
 """The error band of an estimate: how far AIConfigurator was from published runs of the same category.
 
 ``llmbench estimate-validate`` pairs every run AIConfigurator can model with its estimate
-(``estimate_validate``); ``--table`` writes those pairs as a compact CSV, committed as
+(``bench.engines.estimate_validate``); ``--table`` writes those pairs as a compact CSV, committed as
 ``bench/data/estimate_validation.csv``. Every estimate ``llmbench estimate`` writes carries the band of its
 category, computed here from that table, so that a reader of a modelled file (or of its run card) sees
 how good estimates like it were, measured, without rerunning anything.
@@ -19,22 +19,30 @@ from __future__ import annotations
 
 import csv
 import functools
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from bench.engines.estimate_validate import quantile
 
-TABLE = Path(__file__).resolve().parent.parent / "data" / "estimate_validation.csv"
+def quantile(xs: list[float], q: float) -> float:
+    """Linear-interpolated quantile (numpy's default); ``estimate-validate``'s report uses it too."""
+    s = sorted(xs)
+    pos = (len(s) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+TABLE = Path(__file__).resolve().parent.parent / "data" / "estimate_validation.csv"  # bench/data
 MIN_PAIRS = 5
 MAX_MEDIAN = 0.25
 
 # The compact table's columns: what a category and the "how good" page need, nothing per-run that the
 # result file already holds (file#run points at it).
 TABLE_COLUMNS = [
-    "gpu", "model", "model_config", "moe", "precision", "tp", "pp", "ep", "isl", "osl", "concurrency",
+    "gpu", "model_config", "moe", "precision", "tp", "pp", "ep", "isl", "osl", "concurrency",
     "release", "publisher", "metric", "published", "estimate", "error", "file", "run",
 ]  # fmt: skip
 
