@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,13 +82,21 @@ def modelled_file() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def est_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def est_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     work = tmp_path_factory.mktemp("estimate-site")
+    before = os.environ.get("LLMBENCH_SITE_ESTIMATES")
+    os.environ["LLMBENCH_SITE_ESTIMATES"] = "true"  # mkdocs.yml's switch: explorer pages carry estimates
     write_fixture_results(work / "results")
     (work / "results" / "modelled").mkdir()
     (work / "results" / "modelled" / "h200-l8.yaml").write_text(dump_data(modelled_file()), encoding="utf-8")
     (work / "port").write_text(str(free_port()))
-    return build(work / "results", work, port=int((work / "port").read_text()))
+    try:
+        yield build(work / "results", work, port=int((work / "port").read_text()))
+    finally:
+        if before is None:
+            os.environ.pop("LLMBENCH_SITE_ESTIMATES", None)
+        else:
+            os.environ["LLMBENCH_SITE_ESTIMATES"] = before
 
 
 @pytest.fixture(scope="module")
