@@ -504,7 +504,37 @@ class Page:
                 "reserve": reserved_height(spec),
             },
         )
-        return chart + tables
+        return chart + tables + self._planner_check()
+
+    def _planner_check(self) -> str:
+        """Where the memory planner says a committed estimate's configuration does not fit."""
+        from site_gen import estimate_memory
+
+        if self.site.db is None or not self.site.db.exists():
+            return ""
+        rows = estimate_memory.estimate_rows(self.site.db)
+        if not rows:
+            return ""
+        found = estimate_memory.disagreements(rows)
+        t = self.site.cat.t
+        out = [f'<h3 id="planner">{html.escape(t("est.planner_h"))}</h3>']
+        text = (
+            t("est.planner_none", n=f"{len(rows):,}")
+            if not found
+            else t("est.planner_some", n=f"{len(found):,}", total=f"{len(rows):,}")
+        )
+        out.append(f"<p>{html.escape(text)}</p>")
+        if found:
+            out.append("<ul>")
+            for d in found[:50]:
+                line = (
+                    f"{d.gpu}, {d.model} {d.precision}, TP {d.tp} PP {d.pp}, batch {d.batch} x {d.seq_len} "
+                    f"tokens: {d.planner_gib:,.1f} GiB > {d.gpu_gib:g} GB"
+                )
+                href = f"{self.card}#{d.run_id}"
+                out.append(f'<li><a href="{html.escape(href, quote=True)}">{html.escape(line)}</a></li>')
+            out.append("</ul>")
+        return "\n".join(out)
 
     def _render_stat(self, mk: Marker) -> str:
         from site_gen import stats

@@ -68,12 +68,16 @@ def modelled_file() -> dict[str, Any]:
             {
                 "parallelism": {"tp": 1},
                 "workload": {"isl": 128, "osl": 128},
+                "engine_settings": {"max_batch_size": 64, "max_num_tokens": 2048},
                 "metrics": {"output_tokens_per_s_per_gpu": 60000.0},
                 "estimate": est,
             },
             {
                 "parallelism": {"tp": 2},
                 "workload": {"isl": 128, "osl": 128},
+                # 65,536 sequences of 256 tokens: 65,536 x 256 x 32,768 bytes (FP8 KV, 4 of Llama 3.1 8B's 8
+                # KV heads per GPU) = 512 GiB per GPU, beyond the H200: the planner must say it cannot fit
+                "engine_settings": {"max_batch_size": 65536, "max_num_tokens": 2048},
                 "metrics": {"output_tokens_per_s_per_gpu": 55000.0},
                 "estimate": unvalidated,
             },
@@ -161,7 +165,9 @@ def test_an_estimate_run_card_says_estimate_with_its_band(
     assert XSS in text and not watched.dialogs  # shown as text, never run
 
 
-def test_accuracy_page_figures_come_from_the_committed_table(est_url: str, watched: Watched) -> None:
+def test_accuracy_page_figures_come_from_the_committed_table(
+    est_site: Path, est_url: str, watched: Watched
+) -> None:
     with TABLE.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     page = watched.open(f"{est_url}/estimates-accuracy.html")
@@ -174,6 +180,11 @@ def test_accuracy_page_figures_come_from_the_committed_table(est_url: str, watch
         }"""
     )
     assert first[1] == f"{len(rows):,}"  # every pair of the table, counted by the page
+    # the planner cross-check lists the fixture's one estimate whose batch cannot fit, and only it
+    items = page.eval_on_selector_all("#planner ~ ul li a", "as => as.map(a => a.getAttribute('href'))")
+    with duckdb.connect(str(est_site / "llmbench.duckdb"), read_only=True) as con:
+        too_big = con.execute("SELECT run_id FROM estimates WHERE tp = 2").fetchone()[0]
+    assert len(items) == 1 and items[0].endswith(f"runs.html#{too_big}"), items
     # the chart of every pair is drawn (its data file loads, Vega renders it)
     page.wait_for_function("window.llmbench.charts()[0] && window.llmbench.charts()[0].view")
     assert not watched.errors, watched.errors
