@@ -10,8 +10,10 @@ import copy
 from typing import Any
 
 import pytest
+import yaml
 
 from bench.contract.estimate_bands import band_for, band_of, bands, category, gpus_class, precision_class
+from bench.contract.resultfile import dump_data
 from tests.engines.test_estimate_contract import _modelled, _problems
 
 
@@ -98,3 +100,20 @@ def test_a_band_in_a_modelled_file_validates() -> None:
 def test_a_band_that_contradicts_itself_is_refused(band: dict[str, Any], needle: str) -> None:
     problems = _problems(_with_band(band))
     assert problems and any(needle in p for p in problems), problems
+
+
+def test_an_estimate_is_never_a_neighbour_in_the_data_quality_gate() -> None:
+    """bench.contract.quality compares each run with the same configuration's runs of nearby releases;
+    a modelled file gives it no point, while the same file as published gives one per run."""
+    from bench.contract.quality import neighbour_payload
+    from bench.contract.schema import dict_validator
+
+    modelled = dict_validator().validate_python(yaml.safe_load(dump_data(_modelled())))
+    assert neighbour_payload(modelled, "m.yaml", ["a"]) == []
+    published = copy.deepcopy(_modelled())
+    src = published["submission"]["source"]
+    src.update(kind="published")
+    del src["estimator"]
+    del published["runs"][0]["estimate"]
+    plain = dict_validator().validate_python(yaml.safe_load(dump_data(published)))
+    assert len(neighbour_payload(plain, "p.yaml", ["a"])) == 1
