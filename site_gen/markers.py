@@ -12,6 +12,9 @@ Markers (a writer needs no Python; values with spaces are quoted; repeat a key f
                                                                        (``site_gen.stats``)
     <!-- regressions -->                                               steps down across releases
                                                                        (``site_gen.steps``)
+    <!-- estimate-accuracy -->                                         how far AIConfigurator's estimates
+                                                                       are from published runs
+                                                                       (``site_gen.estimate_page``)
 
 Keys are filter dimensions (``site_gen.dimensions``); in ``chart``/``explorer`` they fix which runs are
 shown, in ``view`` they restrict the runs the filter bar can reach. Markers are expanded in the page's
