@@ -10,7 +10,7 @@ TSTAMP  := $(VENV)/.installed-test
 RESULTS := results
 DB      := build/llmbench.duckdb
 
-.PHONY: help venv site serve test lint format perf perf-1m clean
+.PHONY: estimates help venv site serve test lint format perf perf-1m clean
 
 help:  ## list targets
 	@grep -E '^[a-z0-9-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -66,6 +66,11 @@ perf: $(TSTAMP)  ## benchmarks: throughput, memory, Lighthouse figures (not pass
 
 perf-1m: $(TSTAMP)  ## site build at 1,000,000 and 200,000 synthetic runs: time, peak RSS, site size (minutes)
 	$(BIN)/python -m tests.perf.bench_scale 1000000 200000
+
+estimates: $(TSTAMP)  ## AIConfigurator estimates of bench/data/estimate_grid/*.yaml into results/modelled/ (extra .[estimate])
+	for s in bench/data/estimate_grid/*.yaml; do \
+	  $(BIN)/llmbench estimate "$$s" --out results/modelled/aiconfigurator-0.12.0 || exit 1; \
+	done
 
 clean:  ## remove build outputs (keeps .venv)
 	rm -rf build site .site.* docs/generated  # docs/generated/: written by earlier versions

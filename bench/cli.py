@@ -436,15 +436,25 @@ def estimate_validate_cmd(
     cache: Path = ESTIMATE_CACHE,
     workers: int = ESTIMATE_WORKERS,
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N runs (a quick subset)."),
+    table: Path = typer.Option(
+        None,
+        "--table",
+        help="Also write the compact validation table the estimates' error bands come from "
+        "(committed as bench/data/estimate_validation.csv).",
+    ),
 ) -> None:
     """Pair every modellable run of results/ with AIConfigurator's estimate and report the error."""
-    from bench.engines.estimate import Cache
+    from bench.contract.estimate_bands import table_rows, write_table
+    from bench.engines.estimate import Cache, is_moe
     from bench.engines.estimate_validate import validate, write_report
 
     v = validate(results_dir, Cache(cache), workers, limit)
     subset = f"the first {limit} runs of {results_dir} (--limit)" if limit else None
     for path in write_report(v, out, subset):
         err.print(f"[green]wrote[/green] {path}")
+    if table is not None:
+        write_table(table_rows(v.pairs, is_moe), table)
+        err.print(f"[green]wrote[/green] {table}")
     err.print(f"{len(v.pairs)} pairs, {sum(v.skipped.values())} runs not paired, {v.seconds:.1f} s")
 
 

@@ -239,7 +239,7 @@ def _per_run(ctx: ChartContext, x: alt.X) -> alt.Chart:
         .properties(usermeta={"llmbench": {"maxRows": MAX_POINTS, "tooltip": lazy_tooltip(run_tooltip(ctx))}})
         # aria=False: no ARIA description string built per point on every insert (the canvas renderer
         # never shows it; the chart's placeholder has its own aria-label)
-        .mark_point(filled=True, opacity=0.6, size=40, tooltip=alt.TooltipContent("data"), aria=False)
+        .mark_point(filled=True, size=40, strokeWidth=1.5, tooltip=alt.TooltipContent("data"), aria=False)
         .encode(
             x=x,
             # sort given: otherwise Vega-Lite sorts an offset by the colour's domain, a per-row formula
@@ -247,7 +247,44 @@ def _per_run(ctx: ChartContext, x: alt.X) -> alt.Chart:
             xOffset=alt.XOffset(f"{JITTER}:Q", scale=alt.Scale(domain=[0, 1]), sort="ascending", title=None),
             y=metric("output_tps_per_gpu", log=True),
             color=gpu_color(ctx),
+            # estimates (source_kind modelled, explorer pages only) are hollow rings: the stroke keeps the
+            # GPU's colour, the fill goes; a legend entry says which is which
+            stroke=alt.Stroke(
+                "gpu:N", scale=alt.Scale(domain=list(ctx.gpus), range=gpu_colours(ctx.gpus)), legend=None
+            ),
+            fillOpacity=basis_fill(),
+            shape=basis_shape(),
+            opacity=alt.value(0.6),
         )
+    )
+
+
+BASIS_DOMAIN = ["measured", "published", "modelled"]
+
+
+def basis_fill() -> alt.FillOpacity:
+    """Filled for measured and published runs, hollow for estimates (``source_kind`` modelled)."""
+    # Vega-Lite draws no legend for a nominal fill opacity: basis_shape carries the legend entry
+    return alt.FillOpacity(
+        "source_kind:N", scale=alt.Scale(domain=BASIS_DOMAIN, range=[1, 1, 0]), legend=None
+    )
+
+
+def basis_shape() -> alt.Shape:
+    """Circles for every kind (the fill tells them apart), for the legend's one entry: a hollow ring,
+    "estimate, not a measurement" (shown whether or not the page has estimates: it says what a ring is)."""
+    return alt.Shape(
+        "source_kind:N",
+        scale=alt.Scale(domain=BASIS_DOMAIN, range=["circle", "circle", "circle"]),
+        legend=alt.Legend(
+            title="Basis",
+            values=["modelled"],
+            labelExpr="'estimate, not a measurement'",
+            orient="bottom",
+            symbolFillColor="transparent",
+            symbolStrokeColor="gray",
+            symbolStrokeWidth=1.5,
+        ),
     )
 
 

@@ -32,7 +32,7 @@ MATCH: tuple[str, ...] = (
     "model_name", "precision", "workload", "tp", "pp", "ep", "publisher", "engine", "engine_version", "gpu",
 )  # fmt: skip
 METRIC = "output_tps_per_gpu"
-EXCLUDED_KINDS: tuple[str, ...] = ()  # source kinds kept out of every comparison (e.g. "mlperf")
+EXCLUDED_KINDS: tuple[str, ...] = ("modelled",)  # kept out of every comparison: estimates (issue 28)
 
 # A match column a comparison may leave free ("free=precision" in the URL): each side's best whatever its
 # precision. NVIDIA publishes B200 at FP4 and H200 at FP8 only, so their only comparison is this one; the

@@ -81,7 +81,9 @@ DIMENSIONS: tuple[Dimension, ...] = (
         "Source kind",
         "source_kind",
         help="“measured”: run with llmbench's own sweeps; “published”: copied from a third party's tables"
-        " (NVIDIA, KISTI, ...), each cited on its run card.",
+        " (NVIDIA, KISTI, ...), each cited on its run card; “modelled”: an estimate of AIConfigurator's"
+        " performance model, never a measurement, off unless ticked (its run card gives its measured error"
+        " band). Only the explorer pages carry estimates (site_gen.estimates).",
     ),
     Dimension("source", "Source", "publisher", help="Who measured or published the numbers."),
 )

@@ -51,7 +51,7 @@ from bench.contract.resultfile import (
 )
 from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile, is_mlperf
 from bench.errors import ProblemsError, UserError
-from site_gen import bound, mlperf_data
+from site_gen import bound, estimates, mlperf_data
 from site_gen.dimensions import release_label
 
 log = logging.getLogger(__name__)
@@ -250,12 +250,12 @@ def _payload(data: dict[str, Any], file: str, ids: list[str]) -> Any:
     """
     if is_mlperf(data):
         return mlperf_data.rows(data, file, ids)
-    if data["submission"]["source"]["kind"] == "modelled":
-        return MODELLED  # estimates are not measurements: the site does not show them yet (issue 28)
+    if data["submission"]["source"]["kind"] == estimates.KIND:
+        # estimates are not measurements: their own table, never `runs` (site_gen/estimates.py)
+        return estimates.EstimateRows(
+            file_values(data, file), run_columns(data, ids), estimates.extra_columns(data)
+        )
     return file_values(data, file), run_columns(data, ids)
-
-
-MODELLED = "modelled"  # the payload of a skipped `source.kind: modelled` file
 
 
 # Runs per INSERT while the workers go on checking (bounds the parent's memory). Small, because the batch
@@ -369,7 +369,7 @@ def _ingest(results_dir: Path, db: Path) -> IngestReport:
     with closing(checked), DbWriter(db) as writer:
         pending: list[tuple[dict[str, Any], dict[str, list[Any]]]] = []
         mlperf_rows: list[dict[str, Any]] = []  # never in `runs` (MLCommons: no mixing)
-        modelled: list[str] = []  # checked like any file, never loaded
+        modelled: list[estimates.EstimateRows] = []  # checked like any file, never in `runs`
         failed = False
         for o in checked:
             outcomes.append(Outcome(o.file, o.problems, o.run_ids))  # keep ids, drop the columns
@@ -377,8 +377,8 @@ def _ingest(results_dir: Path, db: Path) -> IngestReport:
             failed = failed or bool(o.problems)
             if isinstance(o.payload, mlperf_data.MlperfRows):
                 mlperf_rows += o.payload.rows
-            elif o.payload == MODELLED:
-                modelled.append(o.file)
+            elif isinstance(o.payload, estimates.EstimateRows):
+                modelled.append(o.payload)
             elif o.payload and not failed:
                 pending.append(o.payload)
                 if sum(len(cols["run_id"]) for _, cols in pending) >= _BATCH_RUNS:
@@ -388,17 +388,11 @@ def _ingest(results_dir: Path, db: Path) -> IngestReport:
         if problems:
             # DbWriter deletes the new file
             raise ProblemsError(problems, "in results; database left unchanged")
-        if modelled:
-            log.warning(
-                "skipped %d modelled file(s) (source.kind: modelled, estimates such as %s): the site does "
-                "not show estimates as measurements",
-                len(modelled),
-                modelled[0],
-            )
         writer.use_all_cores()  # the workers are done: the rest is DuckDB's alone
         if pending:
             writer.add(arrow_tables(pending))
         mlperf_data.create_table(writer.con, mlperf_rows)
+        writer.estimates = modelled
         writer.commit()
     return IngestReport(files=len(outcomes), runs=writer.runs, db=db, skipped=found.skipped)
 
@@ -432,6 +426,7 @@ class DbWriter:
 
     def __init__(self, db: Path) -> None:
         self.db, self.runs = db, 0
+        self.estimates: list[estimates.EstimateRows] = []  # modelled files' runs: their own table
         self.tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
 
     def __enter__(self) -> DbWriter:
@@ -470,6 +465,7 @@ class DbWriter:
     def commit(self) -> None:
         """Add the derived tables and columns, close, and rename the new file over ``db``."""
         _finish(self.con, self.runs)
+        estimates.create(self.con, self.estimates, RUN_COLUMNS)  # after bound's columns: the view has them
         self.con.close()
         destinations.check_db_target(self.db)  # again: a file may have been put there meanwhile
         os.replace(self.tmp, self.db)

@@ -12,6 +12,9 @@ Markers (a writer needs no Python; values with spaces are quoted; repeat a key f
                                                                        (``site_gen.stats``)
     <!-- regressions -->                                               steps down across releases
                                                                        (``site_gen.steps``)
+    <!-- estimate-accuracy -->                                         how far AIConfigurator's estimates
+                                                                       are from published runs
+                                                                       (``site_gen.estimate_page``)
 
 Keys are filter dimensions (``site_gen.dimensions``); in ``chart``/``explorer`` they fix which runs are
 shown, in ``view`` they restrict the runs the filter bar can reach. Markers are expanded in the page's
@@ -49,7 +52,8 @@ if TYPE_CHECKING:
     from site_gen.charts import ChartContext
 
 MARKER = re.compile(
-    r"<!--\s*(chart|view|explorer|figures|runcard|compare|stat|regressions|advisor)\b:?(.*?)-->", re.DOTALL
+    r"<!--\s*(chart|view|explorer|figures|runcard|compare|stat|regressions|advisor|estimate-accuracy)\b:?(.*?)-->",
+    re.DOTALL,
 )
 OPTIONS = ("height", "title")
 DATA_DIR = "assets/data"
@@ -96,6 +100,15 @@ def parse(kind: str, text: str) -> Marker:
     return Marker(kind, name, filters, options)
 
 
+def estimates_after(runs: pd.DataFrame, estimates: pd.DataFrame) -> pd.DataFrame:
+    """Runs, then estimates (their own rows, ``source_kind`` modelled), in one frame for a page's data."""
+    import pandas as pd
+
+    if estimates.empty:
+        return runs
+    return pd.concat([runs, estimates], ignore_index=True)
+
+
 def by_column(filters: Filters) -> str:
     """Fixed filters as the page script applies them: JSON of column -> allowed values."""
     return json.dumps({dimension(k).column: v for k, v in filters.items()})
@@ -107,6 +120,9 @@ class Site:
 
     runs: pd.DataFrame
     ctx: ChartContext
+    # AIConfigurator's estimates (``queries.site_estimates``): never in ``runs``; shipped only to pages
+    # whose markers are all explorers, behind the "Source kind" switch (off by default)
+    estimates: pd.DataFrame | None = None
     db: Path | None = None  # the DuckDB file (the run cards read every column of it)
     repo_url: str = ""  # mkdocs.yml repo_url: result files and "report a mistake" link there
     repo_branch: str = "main"
@@ -212,6 +228,7 @@ class Page:
         where its run-card and explorer pages are (data files are shared at the site's root)."""
         self.site, self.url, self.root = site, url, root
         self.needed: list[Filters] = []
+        self._with_estimates = False
         self.errors: list[str] = []
         self._src = self._key = ""
         # the run cards' page, relative to this page (table rows and chart points link to it)
@@ -237,21 +254,33 @@ class Page:
     def _prepare_data(self, markers: list[Marker]) -> None:
         """One data file for the page: the union of the runs its markers can show."""
         runs = self.site.runs
-        wanted = [
-            mk.filters
-            for mk in markers
-            if mk.kind not in ("figures", "runcard", "stat", "regressions", "advisor")
-        ]
+        own_data = ("figures", "runcard", "stat", "regressions", "advisor", "estimate-accuracy")
+        needing = [mk for mk in markers if mk.kind not in own_data]
+        wanted = [mk.filters for mk in needing]
         if not wanted or runs.empty:
             return
+        # Estimates only where every marker is an explorer: a view or chart computes bests from the
+        # page's data, and a compare pair must never be an estimate (the explorer draws runs, one each).
+        self._with_estimates = all(mk.kind == "explorer" for mk in needing)
+        est = self.site.estimates if self._with_estimates else None
+        with_est = est is not None and not est.empty
         # Pages asking for the same runs (every view page wants all of them) share one file, encoded once.
-        cache_key = json.dumps(sorted(json.dumps(f, sort_keys=True) for f in wanted))
+        cache_key = json.dumps(sorted(json.dumps(f, sort_keys=True) for f in wanted)) + (
+            "+est" if with_est else ""
+        )
         if cache_key not in self.site.keys:
             union = mask(runs, wanted[0])
             for f in wanted[1:]:
                 union |= mask(runs, f)
+            frame = runs[union]
+            if with_est:
+                assert est is not None
+                keep = mask(est, wanted[0])
+                for f in wanted[1:]:
+                    keep |= mask(est, f)
+                frame = estimates_after(frame, est[keep])
             self.site.keys[cache_key] = self.site.keep(
-                dataset.frame_file("runs", runs[union].reset_index(drop=True))
+                dataset.frame_file("runs", frame.reset_index(drop=True))
             )
         self._key = self.site.keys[cache_key]
         self._src = self._rel(f"{DATA_DIR}/{self._key}.js")
@@ -260,7 +289,7 @@ class Page:
         try:
             if isinstance(mk, MarkerError):
                 raise mk
-            return getattr(self, f"_render_{mk.kind}")(mk)
+            return getattr(self, f"_render_{mk.kind.replace('-', '_')}")(mk)
         except (MarkerError, KeyError) as e:
             msg = str(e.args[0] if isinstance(e, KeyError) else e)
             self.errors.append(msg)
@@ -302,8 +331,17 @@ class Page:
             msg = self.site.cat.t("widgets.no_match", filters=which)
         return self.site.render("empty.html.j2", message=f"{what}: {msg}" if what else msg)
 
-    def _scope(self, template: str, mk: Marker, dims: Any, defaults: Filters, **kw: Any) -> str:
+    def _scope(
+        self,
+        template: str,
+        mk: Marker,
+        dims: Any,
+        defaults: Filters,
+        bar_runs: pd.DataFrame | None = None,
+        **kw: Any,
+    ) -> str:
         """A filter scope (view or explorer): the marker's fixed runs, the page data, the filter bar."""
+        sub = self._subset(mk.filters) if bar_runs is None else bar_runs
         return self.site.render(
             template,
             fixed=by_column(mk.filters),
@@ -312,7 +350,7 @@ class Page:
             dims=json.dumps([dimension_json(d, self.site.cat) for d in dims]),
             defaults=json.dumps(defaults),
             card=self.card,
-            bar=static_bar(self._subset(mk.filters), dims, defaults, self.site.cat),
+            bar=static_bar(sub, dims, defaults, self.site.cat),
             **kw,
         )
 
@@ -347,11 +385,22 @@ class Page:
             return box
         from site_gen.latency_views import DEFAULT_PRICE, PRICE_KEY
 
+        est = self.site.estimates
+        shown = sub
+        defaults: Filters = {}
+        if self._with_estimates and est is not None and not est.empty:
+            mine = est[mask(est, mk.filters)]
+            if not mine.empty:
+                # the switch: "Source kind" starts at every kind but the estimates' (llmbench.js keeps a
+                # changed choice in the URL; docs/reference/estimates.md says what a hand-made URL does)
+                shown = estimates_after(sub, mine)
+                defaults = {"kind": sorted(set(sub["source_kind"].astype(str)))}
         return self._scope(
             "explorer.html.j2",
             mk,
             DIMENSIONS,
-            {},
+            defaults,
+            bar_runs=shown,
             limits=limits(sub, self.site.cat),
             price={"key": PRICE_KEY, "default": DEFAULT_PRICE},
             table=json.dumps(table_columns(self.site.runs.columns, self.site.cat)),
@@ -432,6 +481,75 @@ class Page:
         if mk.filters:
             raise MarkerError("advisor marker: takes no filters")
         return advisor.render(self)
+
+    def _render_estimate_accuracy(self, mk: Marker) -> str:
+        """How good the estimates are (``site_gen.estimate_page``): tables and a chart from the committed
+        validation table, its pairs in their own data file."""
+        from site_gen import charts, estimate_page
+
+        if mk.filters:
+            raise MarkerError("estimate-accuracy marker: takes no filters")
+        rows = estimate_page.table_rows()
+        tables = estimate_page.render(self.site.cat.t, rows)
+        if not rows:
+            return tables
+        if "estimate-pairs" not in self.site.keys:
+            frame = estimate_page.pairs_frame(rows)
+            self.site.keys["estimate-pairs"] = self.site.keep(dataset.frame_file("pairs", frame))
+        key = self.site.keys["estimate-pairs"]
+        spec = json.dumps(
+            compile_spec(
+                localize(
+                    charts.to_spec(estimate_page.scatter(self.site.ctx)), i18n.translator(self.site.lang)
+                )
+            ),
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        chart = self.site.render(
+            "_chart.html.j2",
+            c={
+                "spec": spec,
+                "fixed": "{}",
+                "src": self._rel(f"{DATA_DIR}/{key}.js"),
+                "key": key,
+                "label": self.site.cat.t("est.chart_label"),
+                "card": self.card,
+                "caption": self.site.cat.t("est.chart_caption"),
+                "reserve": reserved_height(spec),
+            },
+        )
+        return chart + tables + self._planner_check()
+
+    def _planner_check(self) -> str:
+        """Where the memory planner says a committed estimate's configuration does not fit."""
+        from site_gen import estimate_memory
+
+        if self.site.db is None or not self.site.db.exists():
+            return ""
+        rows = estimate_memory.estimate_rows(self.site.db)
+        if not rows:
+            return ""
+        found = estimate_memory.disagreements(rows)
+        t = self.site.cat.t
+        out = [f'<h3 id="planner">{html.escape(t("est.planner_h"))}</h3>']
+        text = (
+            t("est.planner_none", n=f"{len(rows):,}")
+            if not found
+            else t("est.planner_some", n=f"{len(found):,}", total=f"{len(rows):,}")
+        )
+        out.append(f"<p>{html.escape(text)}</p>")
+        if found:
+            out.append("<ul>")
+            for d in found[:50]:
+                line = (
+                    f"{d.gpu}, {d.model} {d.precision}, TP {d.tp} PP {d.pp}, batch {d.batch} x {d.seq_len} "
+                    f"tokens: {d.planner_gib:,.1f} GiB > {d.gpu_gib:g} GB"
+                )
+                href = f"{self.card}#{d.run_id}"
+                out.append(f'<li><a href="{html.escape(href, quote=True)}">{html.escape(line)}</a></li>')
+            out.append("</ul>")
+        return "\n".join(out)
 
     def _render_stat(self, mk: Marker) -> str:
         from site_gen import stats
@@ -626,6 +744,10 @@ def table_columns(columns: Any, cat: i18n.Catalogue | None = None) -> list[dict[
 # labels live in the catalogue (site_gen/i18n/<lang>.yaml, ``card.sections`` and ``card.fields``), so the
 # Korean card is Korean; llmbench.js knows no field.
 CARD_SECTIONS: list[tuple[str, list[str]]] = [
+    # first, so that an estimate's card says so before any figure (fields only estimates have)
+    ("estimate", [
+        "est_band", "est_confidence", "est_category", "est_estimator", "est_search", "est_mapping",
+    ]),
     ("result", [
         "output_tps_per_gpu", "output_tps", "output_tps_per_user", "total_tps", "requests_per_s",
         "throughput_basis", "pct_of_bound", "bound_output_tps", "bound_note", "erratum",
@@ -649,7 +771,7 @@ CARD_SECTIONS: list[tuple[str, list[str]]] = [
         f"{m}_{p}" for m in ("ttft_ms", "tpot_ms", "request_latency_ms") for p in ("avg", "p50", "p90", "p99")
     ]),
     ("source", [
-        "source_kind", "publisher", "source_title", "source_url", "site_url", "submitter", "date",
+        "basis", "source_kind", "publisher", "source_title", "source_url", "site_url", "submitter", "date",
         "timestamp", "source_notes", "file", "run_index",
     ]),
     ("reproduce", ["command", "source_commands", "notes"]),

@@ -238,6 +238,7 @@ def on_config(config: Any) -> Any:
     _site = Site(
         runs=runs,
         ctx=ctx,
+        estimates=queries.site_estimates(read) if _estimates_in_explorer(extra) else None,
         db=read,
         repo_url=config.get("repo_url") or "",
         repo_branch=extra.get("repo_branch", "main"),
@@ -251,6 +252,12 @@ def on_config(config: Any) -> Any:
     _mlperf = mlperf_pages.build(read, _site.repo_url, _site.repo_branch, results or _sources_folder())
     _generated.append(_mlperf_page(config))
     return config
+
+
+def _estimates_in_explorer(extra: dict[str, Any]) -> bool:
+    """mkdocs.yml ``extra.estimates_in_explorer`` (env LLMBENCH_SITE_ESTIMATES): "true"/"1" or a bool."""
+    v = extra.get("estimates_in_explorer", False)
+    return v is True or str(v).strip().lower() in ("1", "true", "yes")
 
 
 def _other_language(config: Any) -> bool:

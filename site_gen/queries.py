@@ -121,6 +121,36 @@ def site_runs(db: Path) -> pd.DataFrame:
         con.close()
 
 
+# The estimate columns the explorer's table and tooltips show beside an estimate (site_gen.estimates).
+ESTIMATE_SITE_COLUMNS = ("est_confidence", "est_median", "est_p10", "est_p90", "est_pairs")
+
+
+def site_estimates(db: Path) -> pd.DataFrame:
+    """Every estimate (``estimates`` table) with the site's columns and the band, in display order; an
+    empty frame when the database has none (or predates the table). Never part of ``site_runs``:
+    pages that aggregate never see an estimate."""
+    import pandas as pd
+
+    from site_gen.estimates import TABLE
+
+    empty = pd.DataFrame(columns=[*SITE_COLUMNS, "gpu_order", "precision_order", "workload_order"])
+    if not Path(db).exists():
+        return empty
+    con = _connect(db)
+    try:
+        tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+        if TABLE not in tables:
+            return empty
+        have = set(_columns(con, TABLE))
+        cols = [c for c in (*SITE_COLUMNS, *OPTIONAL_COLUMNS, *ESTIMATE_SITE_COLUMNS) if c in have]
+        sql = _RUNS_SQL.format(columns=", ".join(f"r.{c}" for c in cols)).replace(
+            "FROM runs r", f"FROM {TABLE} r"
+        )
+        return con.execute(sql, [list(PRECISION_ORDER)]).df()
+    finally:
+        con.close()
+
+
 def gpu_names(db: Path) -> list[str]:
     """Every GPU of the registry, oldest generation first: the pinned colour domain of every chart."""
     if not Path(db).exists():
@@ -147,6 +177,20 @@ def gpu_info(db: Path) -> dict[str, dict[str, Any]]:
 
 
 DETAILS_SQL = "SELECT * FROM runs ORDER BY run_id"
+# With estimates: every run and every estimate (a card says which, with its band: ``basis``, ``est_*``)
+DETAILS_WITH_ESTIMATES_SQL = "SELECT * FROM runs_and_estimates ORDER BY run_id"
+
+
+def _details_sql(con: Any) -> str:
+    """The run cards' query: the view of runs and estimates where the database has estimates."""
+    from site_gen.estimates import TABLE, VIEW
+
+    names = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+    if VIEW in names and con.execute(f"SELECT count(*) FROM {TABLE}").fetchall()[0][0]:
+        return DETAILS_WITH_ESTIMATES_SQL
+    return DETAILS_SQL
+
+
 BATCH_ROWS = 100_000
 
 
@@ -158,7 +202,7 @@ def run_details(db: Path) -> pd.DataFrame:
         return pd.DataFrame(columns=["run_id"])
     con = _connect(db)
     try:
-        return con.execute(DETAILS_SQL).df()
+        return con.execute(_details_sql(con)).df()
     finally:
         con.close()
 
@@ -173,9 +217,9 @@ def run_detail_batches(
     when the database is missing. ``extra``: more columns after ``*`` (``site_gen.cite.columns_sql``)."""
     if not Path(db).exists():
         return
-    sql = DETAILS_SQL.replace("SELECT *", "SELECT *" + extra, 1)
     con = _connect(db)
     try:
+        sql = _details_sql(con).replace("SELECT *", "SELECT *" + extra, 1)
         reader = con.sql(sql).to_arrow_reader(rows)
         if arrow is not None and arrow(reader.schema):
             yield from reader

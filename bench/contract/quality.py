@@ -187,6 +187,8 @@ def neighbour_payload(data: dict[str, Any], file: str, ids: list[str]) -> list[R
     """``resultfile.iter_outcomes`` payload: each run of a schema_version 1 file as a ``RunPoint``."""
     if data.get("schema_version") != 1:
         return []
+    if data["submission"]["source"]["kind"] == "modelled":
+        return []  # an estimate is no neighbour of a measurement, nor measured against one (issue 28)
     sw, m = data["software"], data["model"]
     gpu, model = registry.gpus().get(data["hardware"]["gpu"]).name, registry.models().get(m["id"]).id
     out = []

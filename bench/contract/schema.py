@@ -86,6 +86,39 @@ class Estimator(_Strict):
     core_version: LineStr | None = Field(default=None, description="aiconfigurator-core's version.")
 
 
+class EstimateBand(_Strict):
+    """How far estimates of one category were from published runs: signed error = estimate / published - 1."""
+
+    category: NonEmptyStr = Field(description="GPU · dense/MoE · precision class · GPUs of the run.")
+    pairs: int = Field(ge=0, description="Published runs of the category paired with their estimate.")
+    median: float | None = Field(default=None, ge=-1, le=100, description="Median signed error.")
+    p10: float | None = Field(default=None, ge=-1, le=100, description="10th percentile of the error.")
+    p90: float | None = Field(default=None, ge=-1, le=100, description="90th percentile of the error.")
+    confidence: Literal["validated", "low", "unvalidated"] = Field(
+        description="unvalidated: no pair; low: under 5 pairs or median |error| over 25 %; else validated."
+    )
+
+    @model_validator(mode="after")
+    def _figures_iff_pairs(self) -> EstimateBand:
+        _check_band(self.pairs, [self.median, self.p10, self.p90], self.confidence)
+        return self
+
+
+def _check_band(pairs: int, figures: list[float | None], confidence: str) -> None:
+    have = [x is not None for x in figures]
+    if pairs and not all(have):
+        raise ValueError("expected median, p10 and p90 for a band with pairs")
+    if not pairs and (any(have) or confidence != "unvalidated"):
+        raise ValueError("expected no figures and confidence unvalidated for a band of 0 pairs")
+    if pairs and confidence == "unvalidated":
+        raise ValueError("expected confidence validated or low for a band with pairs, got unvalidated")
+
+
+def _check_band_dict(d: dict[str, Any]) -> dict[str, Any]:
+    _check_band(d["pairs"], [d.get("median"), d.get("p10"), d.get("p90")], d["confidence"])
+    return d
+
+
 class RunEstimate(_Strict):
     """One modelled run: every setting passed to the estimator, its fidelity and the mapping choices."""
 
@@ -102,6 +135,12 @@ class RunEstimate(_Strict):
     )
     search: LineStr | None = Field(
         default=None, description="How batch size and context tokens were chosen (max-throughput search)."
+    )
+    band: EstimateBand | None = Field(
+        default=None,
+        description="The measured error of estimates of this category against published runs "
+        "(bench/data/estimate_validation.csv; bench.contract.estimate_bands). llmbench estimate always "
+        "writes it; a modelled file without it is shown as unvalidated.",
     )
 
 
@@ -562,6 +601,7 @@ def _check_workflow_dict(d: dict[str, Any]) -> dict[str, Any]:
 _DICT_CHECKS: dict[type[BaseModel], AfterValidator] = {
     Software: AfterValidator(_check_workflow_dict),
     Source: AfterValidator(_check_source_dict),
+    EstimateBand: AfterValidator(_check_band_dict),
     ResultFile: AfterValidator(_check_result_file_dict),
     Metrics: AfterValidator(_check_throughput_dict),
     Run: AfterValidator(_check_run_dict),

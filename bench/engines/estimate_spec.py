@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bench.contract.estimate_bands import band_for
 from bench.engines import estimate as est
 from bench.errors import UserError
 
@@ -152,6 +153,7 @@ def _run(task: est.Task, out: dict[str, Any]) -> dict[str, Any]:
             "fidelity": out["fidelity"],
             "mapping": out["mapping"],
             "search": out["search"][:500],
+            "band": band_for(c.gpu, est.is_moe(c.model), c.precision, c.tp, c.pp).as_record(),
         },
     }
 
@@ -184,7 +186,8 @@ def result_files(results: list[tuple[est.Task, dict[str, Any]]]) -> dict[str, di
                     "url": AIC_URL,
                     "notes": "Estimates, not measurements: AIConfigurator's Python API (cli_estimate, "
                     "agg mode) with the performance-data version passed explicitly. Each run's "
-                    "`estimate` records every argument, the fidelity and the mapping choices.",
+                    "`estimate` records every argument, the fidelity, the mapping choices and the "
+                    "measured error band of its category (bench/data/estimate_validation.csv).",
                     "estimator": {
                         "name": est.ESTIMATOR,
                         "version": aic,

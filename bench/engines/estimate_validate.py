@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.contract.estimate_bands import quantile
 from bench.engines import estimate as est
 from bench.errors import UserError
 
@@ -203,14 +204,6 @@ def _estimator_reason(error: str) -> str:
 
 
 # --- The report ---------------------------------------------------------------------------------------
-
-
-def quantile(xs: list[float], q: float) -> float:
-    """Linear-interpolated quantile (numpy's default)."""
-    s = sorted(xs)
-    pos = (len(s) - 1) * q
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
 def summary(errors: list[float]) -> dict[str, float]:

@@ -109,6 +109,8 @@ def _latency_figures() -> list[dict]:
         if "sources" in path.parts:
             continue
         text = path.read_text(encoding="utf-8")
+        if "kind: modelled" in text:
+            continue  # estimates (results/modelled/) are no runs: `llmbench list` reads the runs table only
         if "tpot_ms:" in text or "output_tokens_per_s_per_user" in text:
             out += [r["metrics"] for r in yaml.safe_load(text)["runs"]]
     return out

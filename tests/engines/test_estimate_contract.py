@@ -8,7 +8,6 @@ modelled file as a measurement.
 from __future__ import annotations
 
 import copy
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -125,10 +124,9 @@ def test_a_published_run_with_an_estimate_record_is_refused() -> None:
     assert any("expected no estimate record in runs.0 of a published file" in p for p in problems), problems
 
 
-def test_site_ingest_skips_modelled_files_with_one_log_line(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    """A modelled file is checked like any other but never becomes a row of the site's database."""
+def test_site_ingest_keeps_modelled_files_out_of_runs(tmp_path: Path) -> None:
+    """A modelled file is checked like any other; its runs go to the ``estimates`` table, never ``runs``
+    (everything that aggregates reads ``runs``), and the view marks them estimated."""
     import duckdb
 
     from site_gen.load import ingest
@@ -144,14 +142,16 @@ def test_site_ingest_skips_modelled_files_with_one_log_line(
     results.mkdir()
     (results / "published.yaml").write_text(dump_data(published), encoding="utf-8")
     (results / "modelled.yaml").write_text(dump_data(_modelled()), encoding="utf-8")
-    with caplog.at_level(logging.WARNING, logger="site_gen.load"):
-        report = ingest(results, tmp_path / "db.duckdb")
+    report = ingest(results, tmp_path / "db.duckdb")
     assert report.runs == 2  # the published file's runs only
-    lines = [r.getMessage() for r in caplog.records if "modelled" in r.getMessage()]
-    assert len(lines) == 1 and "skipped 1 modelled file" in lines[0] and "modelled.yaml" in lines[0]
     with duckdb.connect(str(tmp_path / "db.duckdb"), read_only=True) as con:
         kinds = con.execute("SELECT DISTINCT source_kind FROM runs").fetchall()
+        est = con.execute("SELECT source_kind, est_confidence FROM estimates").fetchall()
+        basis = con.execute("SELECT basis, count(*) FROM runs_and_estimates GROUP BY 1 ORDER BY 1").fetchall()
     assert kinds == [("published",)]
+    # the fixture's estimate has no band: shown as unvalidated, never as validated
+    assert est == [("modelled", "unvalidated")]
+    assert basis == [("estimated", 1), ("published", 2)]
 
 
 def test_error_summary_matches_numpy_percentiles() -> None:

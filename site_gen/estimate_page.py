@@ -1,0 +1,227 @@
+"""How good the estimates are: the figures of docs/estimates.md, computed at build time from the committed
+validation table (``bench/data/estimate_validation.csv``, written by ``llmbench estimate-validate
+--table``), never typed into the page.
+
+The ``<!-- estimate-accuracy -->`` marker renders the overall error, the error by GPU, by model, by the
+number of GPUs of the run, by category (the bands every estimate carries, ``bench.contract.
+estimate_bands``), the worst pairs, and a log-log chart of estimate against published with the y = x line
+and the +-25 % lines. Every string from the table is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+import altair as alt
+
+from bench.contract.estimate_bands import bands, gpus_class, quantile, read_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from site_gen.charts import ChartContext
+
+Row = dict[str, str]
+
+
+def summary(errors: list[float]) -> dict[str, float]:
+    """n, median, p10, p90 and the shares within +-10 % and +-25 % of a list of signed errors."""
+    return {
+        "n": len(errors),
+        "median": quantile(errors, 0.5),
+        "p10": quantile(errors, 0.1),
+        "p90": quantile(errors, 0.9),
+        "within10": sum(abs(e) <= 0.10 for e in errors) / len(errors),
+        "within25": sum(abs(e) <= 0.25 for e in errors) / len(errors),
+    }
+
+
+def grouped(rows: Iterable[Row], key: Callable[[Row], str]) -> list[tuple[str, dict[str, float]]]:
+    """Summary per group, the largest group first."""
+    g: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        g[key(r)].append(float(r["error"]))
+    return sorted(((k, summary(v)) for k, v in g.items()), key=lambda kv: (-kv[1]["n"], kv[0]))
+
+
+def _pct(x: float) -> str:
+    return f"{x:+.0%}".replace("%", " %")
+
+
+def _share(x: float) -> str:
+    return f"{x:.0%}".replace("%", " %")
+
+
+def _table(head: list[str], body: list[list[str]], numeric_from: int = 1) -> str:
+    """An HTML table (cells escaped here, once)."""
+    ths = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    trs = []
+    for row in body:
+        tds = "".join(
+            f'<td style="text-align:right">{html.escape(c)}</td>'
+            if i >= numeric_from
+            else f"<td>{html.escape(c)}</td>"
+            for i, c in enumerate(row)
+        )
+        trs.append(f"<tr>{tds}</tr>")
+    body_html = "".join(trs)
+    return f"<table><thead><tr>{ths}</tr></thead><tbody>{body_html}</tbody></table>"
+
+
+def summary_table(t: Callable[..., str], first: str, groups: list[tuple[str, dict[str, float]]]) -> str:
+    head = [first, t("est.pairs"), t("est.median"), "p10", "p90", t("est.within10"), t("est.within25")]
+    body = [
+        [
+            k,
+            f"{s['n']:,}",
+            _pct(s["median"]),
+            _pct(s["p10"]),
+            _pct(s["p90"]),
+            _share(s["within10"]),
+            _share(s["within25"]),
+        ]
+        for k, s in groups
+    ]
+    return _table(head, body)
+
+
+def _gpus(r: Row) -> str:
+    return gpus_class(int(r["tp"]), int(r["pp"]))
+
+
+def worst(rows: list[Row], n: int = 20) -> list[Row]:
+    """The pairs furthest from published, by |log(estimate / published)| (a 2x over and a 2x under weigh
+    the same)."""
+    return sorted(rows, key=lambda r: -abs(math.log1p(float(r["error"]))))[:n]
+
+
+def render(t: Callable[..., str], rows: list[Row]) -> str:
+    """The page's tables, in the order the page text refers to them."""
+    if not rows:
+        return f'<p class="lb-status">{html.escape(t("est.no_table"))}</p>'
+    overall = summary([float(r["error"]) for r in rows])
+    parts = [
+        f'<h3 id="overall">{html.escape(t("est.overall"))}</h3>',
+        summary_table(t, "", [(t("est.all_pairs"), overall)]),
+        f'<h3 id="by-gpu">{html.escape(t("est.by_gpu"))}</h3>',
+        summary_table(t, "GPU", grouped(rows, lambda r: r["gpu"])),
+        f'<h3 id="by-model">{html.escape(t("est.by_model"))}</h3>',
+        summary_table(t, t("est.model"), grouped(rows, lambda r: r["model_config"])),
+        f'<h3 id="by-gpus">{html.escape(t("est.by_gpus"))}</h3>',
+        summary_table(t, t("est.gpus"), grouped(rows, _gpus)),
+        f'<h3 id="by-release">{html.escape(t("est.by_release"))}</h3>',
+        summary_table(t, t("est.release"), grouped(rows, lambda r: r["release"])),
+    ]
+    cats = bands(rows)
+    head = [t("est.category"), t("est.pairs"), t("est.median"), "p10", "p90", t("est.confidence")]
+    body = [
+        [
+            k,
+            f"{b.pairs:,}",
+            _pct(b.median or 0),
+            _pct(b.p10 or 0),
+            _pct(b.p90 or 0),
+            t(f"est.conf_{b.confidence}"),
+        ]
+        for k, b in sorted(cats.items(), key=lambda kv: (kv[1].confidence != "low", kv[0]))
+    ]
+    parts += [f'<h3 id="by-category">{html.escape(t("est.by_category"))}</h3>', _table(head, body)]
+    head = [
+        t("est.error"),
+        t("est.published"),
+        t("est.estimate"),
+        "GPU",
+        t("est.model"),
+        t("est.precision"),
+        "TP×PP (EP)",
+        "ISL/OSL",
+        t("est.release"),
+        t("est.file"),
+    ]
+    body = [
+        [
+            _pct(float(r["error"])),
+            f"{float(r['published']):,.0f}",
+            f"{float(r['estimate']):,.0f}",
+            r["gpu"],
+            r["model_config"],
+            r["precision"],
+            f"{r['tp']}×{r['pp']} ({r['ep'] or '-'})",
+            f"{r['isl']}/{r['osl']}",
+            r["release"],
+            f"{r['file']}#{r['run']}",
+        ]
+        for r in worst(rows)
+    ]
+    parts += [f'<h3 id="worst">{html.escape(t("est.worst"))}</h3>', _table(head, body, numeric_from=99)]
+    return "\n".join(parts)
+
+
+def pairs_frame(rows: list[Row]) -> pd.DataFrame:
+    """The pairs as the chart's data (a page data file named like the runs' ones)."""
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    for c in ("published", "estimate", "error"):
+        df[c] = df[c].astype(float)
+    df["workload"] = df["isl"] + "/" + df["osl"]
+    df["gpus"] = [_gpus(r) for r in rows]
+    return df[
+        ["gpu", "model_config", "precision", "workload", "gpus", "release", "published", "estimate", "error"]
+    ]
+
+
+def scatter(ctx: ChartContext) -> alt.LayerChart:
+    """Estimate against published (log-log), coloured by GPU, with y = x and the +-25 % lines."""
+    from site_gen import charts
+
+    lo, hi = 1, 200_000
+    lines = alt.Data(
+        values=[
+            {"x": x, "y": x * f, "line": name}
+            for name, f in (("y = x", 1.0), ("+25 %", 1.25), ("-25 %", 0.75))
+            for x in (lo, hi)
+        ]
+    )
+    log = alt.Scale(type="log", domain=[lo, hi])
+    points = (
+        charts.base(ctx)
+        .mark_point(filled=True, opacity=0.5, size=20)
+        .encode(
+            x=alt.X("published:Q", title="Published output tokens/s (per GPU, or per user)", scale=log),
+            y=alt.Y("estimate:Q", title="AIConfigurator estimate, same metric", scale=log),
+            color=charts.gpu_color(ctx),
+            tooltip=[
+                alt.Tooltip("gpu:N", title="GPU"),
+                alt.Tooltip("model_config:N", title="Model"),
+                alt.Tooltip("precision:N", title="Precision"),
+                alt.Tooltip("workload:N", title="Workload (ISL/OSL)"),
+                alt.Tooltip("gpus:N", title="GPUs"),
+                alt.Tooltip("published:Q", title="Published", format=",.0f"),
+                alt.Tooltip("estimate:Q", title="Estimate", format=",.0f"),
+                alt.Tooltip("error:Q", title="Error", format="+.0%"),
+            ],
+        )
+    )
+    guide = (
+        alt.Chart(lines)
+        .mark_line(strokeDash=[4, 3], color="gray", clip=True)
+        .encode(x=alt.X("x:Q", scale=log), y=alt.Y("y:Q", scale=log), detail="line:N")
+    )
+    return alt.layer(guide, points).properties(width="container", height=ctx.height + 80)
+
+
+def confidence_counts(rows: list[Row]) -> dict[str, int]:
+    """Pairs per confidence of their category (for the page's sentence on low-confidence categories)."""
+    out: dict[str, int] = defaultdict(int)
+    for b in bands(rows).values():
+        out[b.confidence] += b.pairs
+    return dict(out)
+
+
+def table_rows() -> list[Row]:
+    return read_table()
