@@ -120,10 +120,8 @@ JS_ROOT = ROOT / "docs" / "assets" / "js"
 # Modules that import nothing: the shared leaves (DOM helpers, messages, formats, tasks, theme, the pure
 # filter state and arithmetic) and the classic scripts (loaded by <script>, which cannot import).
 JS_LEAVES = ("dom.js", "messages.js", "format.js", "tasks.js", "theme.js", "state/filter.js", "calc/")
-JS_CLASSIC = ("file-notice.js", "planner.js", "planner-data.js", "mlperf.js")
+JS_CLASSIC = ("file-notice.js", "planner-data.js")
 JS_MAX_LINES = 300  # the Python guide's bound: a module past it has two jobs
-# Classic scripts older than the split, still one file each (follow-up of issue 29): their size now.
-JS_OVERSIZE = {"mlperf.js": 450, "planner.js": 405}
 _JS_IMPORT = re.compile(
     r"""(?:\bimport\s[^;"']*?\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\bexport\s[^;"']*?\bfrom\s*)["']([^"']+)["']"""
 )
@@ -171,8 +169,8 @@ def js_violations(root: Path) -> list[str]:
                 if t.startswith("pages/")
             ]
         lines = len(texts[name].splitlines())
-        if lines > JS_OVERSIZE.get(name, JS_MAX_LINES):
-            out.append(f"{name} has {lines} lines (at most {JS_OVERSIZE.get(name, JS_MAX_LINES)})")
+        if lines > JS_MAX_LINES:
+            out.append(f"{name} has {lines} lines (at most {JS_MAX_LINES})")
         if name not in JS_CLASSIC and not texts[name].startswith("//"):
             out.append(f"{name} does not open with a comment saying its job, in, out and side effects")
     out += [f"import cycle: {' -> '.join(c)}" for c in _js_cycles(graph)]

@@ -2,16 +2,15 @@
 // current page holds (filter scopes, compare, a run card, static charts; the planner's and the MLPerf
 // page's scripts) and tears the last page down first: Material's instant navigation swaps pages without
 // a reload and announces each on document$. In: the page's placeholders (.lb-scope, .lb-compare,
-// .lb-runcard, .lb-chart, #llmbench-planner, [data-mlperf]). Out: window.llmbench (the tests' hooks),
-// body[data-lb-ready] once the page is drawn. Side effects: the document-wide listeners, installed once.
+// .lb-runcard, .lb-chart, #llmbench-planner, [data-mlperf]: pages/mlperf.js, imported there only).
+// Out: window.llmbench (the tests' hooks), body[data-lb-ready] once the page is drawn. Side effects: the document-wide listeners, installed once.
 // Strings from result files only ever reach the page through textContent, attribute values and Vega's
 // escaped tooltips, never through innerHTML.
 
 import { cardHref, forgetRem, remPx } from "./dom.js";
-import { loadScripts, MLPERF, PLANNER, prefetch, VEGA, yieldToMain } from "./tasks.js";
+import { loadScripts, PLANNER, prefetch, VEGA, yieldToMain } from "./tasks.js";
 import { onSchemeChange } from "./theme.js";
 import * as url from "./state/url.js";
-import { loadRows } from "./data/source.js";
 import { mountCharts, shows } from "./views/charts.js";
 import { countMarks } from "./views/chart-table.js";
 import { mountScope } from "./pages/scope.js";
@@ -33,7 +32,6 @@ const api = {
     await api.ready;
     if (page) await page.charts.drawAll();
   },
-  loadRows, // the MLPerf page's classic script decodes its rows through it
   languageLink: url.languageLink,
 };
 window.llmbench = api;
@@ -43,6 +41,17 @@ const chartContext = {
   setParam: url.setParam,
   openRun: (node, id) => url.go(cardHref(node, id)),
 };
+
+/** A page module fetched when the page has its placeholder (import()), mounted once it is here. */
+function mountLater(load, mount) {
+  let mounted = null, gone = false;
+  const ready = load().then((m) => {
+    if (gone) return;
+    mounted = mount(m);
+    return mounted.ready;
+  });
+  return { ready, destroy: () => ((gone = true), mounted && mounted.destroy()) };
+}
 
 function teardown() {
   if (!page) return;
@@ -55,14 +64,7 @@ async function boot() {
   teardown();
   remPx(); // read before the page script changes the page: then the style is fresh and the read cheap
   url.syncLanguageLinks();
-  if (document.getElementById("llmbench-planner")) loadScripts(PLANNER).catch((e) => console.error(e));
-  if (document.querySelector("[data-mlperf]")) loadScripts(MLPERF).catch((e) => console.error(e));
   const chartNodes = [...document.querySelectorAll(".lb-chart")];
-  if (!document.querySelector(".lb-scope, .lb-compare, .lb-runcard, .lb-chart")) {
-    api.ready = Promise.resolve();
-    document.body.dataset.lbReady = String(Date.now());
-    return;
-  }
   // The run card draws no chart; every other placeholder needs Vega. Vega runs when the first chart is
   // drawn, which on a phone may be after a scroll: until then it is only fetched, at low priority, so
   // that it is at hand. A chart on the first screen needs it now: fetched at once, beside the page's data.
@@ -81,6 +83,13 @@ async function boot() {
     ...[...document.querySelectorAll(".lb-compare")].map((root) => mountCompare(root, charts)),
     ...[...document.querySelectorAll(".lb-runcard")].map(mountRunCard),
     ...chartNodes.filter((n) => !n.closest(".lb-scope, .lb-compare")).map((n) => mountStaticChart(n, charts)),
+    // the planner's and the MLPerf page's modules load on their pages only (the planner's data first)
+    ...[document.getElementById("llmbench-planner")].filter(Boolean).map((host) =>
+      mountLater(() => loadScripts(PLANNER).then(() => import("./pages/planner.js")), (m) => m.mountPlanner(host))
+    ),
+    ...[...document.querySelectorAll("[data-mlperf]")].map((root) =>
+      mountLater(() => import("./pages/mlperf.js"), (m) => m.mountMlperf(root))
+    ),
   ];
   const mine = { charts, scopes, parts };
   page = mine;

@@ -1,13 +1,12 @@
 // tasks.js: scheduling and on-demand scripts. Ends a task so the page can paint (yieldToMain) and loads
-// the classic scripts a page needs (Vega, the planner, the MLPerf page) once each, relative to this folder.
+// the classic scripts a page needs (Vega, the planner's data) once each, relative to this folder.
 // In: script paths. Out: promises. Side effects: <script>/<link rel=prefetch> in <head>.
 
 // Paths are relative to assets/ (this module's folder's parent), so they work from any page and sub-path.
 const ASSETS = new URL("..", import.meta.url);
 // Vega only: the specs are compiled from Vega-Lite at build time (site_gen/vega_compile.py).
 export const VEGA = ["vendor/vega.min.js", "vendor/vega-embed.min.js"];
-export const PLANNER = ["js/planner-data.js", "js/planner.js"];
-export const MLPERF = ["js/mlperf.js"]; // the MLPerf page's own script (no Vega); it boots itself when run
+export const PLANNER = ["js/planner-data.js"]; // the planner's registry data (site_gen.memory)
 const scripts = {}; // asset path -> Promise of its loaded <script>
 
 /** End the current task so the browser can paint and answer input before the next piece of work (a page

@@ -20,6 +20,3 @@ export function openSource(src, key) {
     index: createIndex,
   };
 }
-
-/** The raw rows loader, kept for the MLPerf page's classic script (window.llmbench.loadRows). */
-export { loadRows };

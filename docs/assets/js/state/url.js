@@ -1,5 +1,5 @@
-// state/url.js: the only reader and writer of history and location (besides the planner's classic script),
-// and the language switch, which carries the page's state (query, #run) to the other language's twin.
+// state/url.js: the only reader and writer of history and location, and the language switch, which
+// carries the page's state (query, #run) to the other language's twin.
 // In: queries and parameters from the pages. Out: the current search/hash. Side effects: history entries,
 // the language links' href, one capturing click listener (installLanguageSwitch).
 
