@@ -1,6 +1,6 @@
 """DataFrame -> Vega-Lite dicts via Altair; no I/O.
 
-Every chart reads the page's shared dataset by name (``runs``): ``llmbench.js`` inserts the page's
+Every chart reads the page's shared dataset by name (``runs``): the page script inserts the page's
 filtered rows into each chart, so the data travel once per page and the specs stay small. Conventions
 kept by every function here:
 
@@ -106,7 +106,7 @@ def gpu_colours(gpus: Sequence[str]) -> list[str]:
     return out
 
 
-GPUS_SHOWN = "gpus_shown"  # signal: the GPUs present in the rows a chart shows (set by llmbench.js)
+GPUS_SHOWN = "gpus_shown"  # signal: the GPUs present in the rows a chart shows (set by views/chart.js)
 
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ def _has_per_gpu(chart: alt.Chart) -> alt.Chart:
 # A number in [0, 1) per row that the page script adds once when it decodes the data (spread evenly,
 # stable): a point keeps its sideways offset across filter changes, and no chart recomputes it.
 JITTER = "lb_jitter"
-MAX_POINTS = 5000  # above this many selected runs, llmbench.js draws an even sample and says so
+MAX_POINTS = 5000  # above this many selected runs, views/chart.js draws an even sample and says so
 
 
 def lazy_tooltip(tips: Sequence[alt.Tooltip]) -> list[dict[str, str]]:
@@ -571,7 +571,7 @@ def compare_ratio(ctx: ChartContext, title_: str = "A ÷ B, output tokens/s per 
 
 
 # signal: the chart's title, naming what the selected rows have one value of (model, precision, workload,
-# GPU, source); set by llmbench.js whenever the rows change, so the chart (and its PNG/SVG) says what it shows
+# GPU, source); set by views/chart.js as the rows change, so the chart (and its PNG/SVG) says what it shows
 TITLE = "lb_title"
 
 

@@ -1,7 +1,8 @@
 """A page's runs as one compact JavaScript data file, shipped once per page whatever its chart count.
 
 The payload is columnar: numbers as plain lists, strings dictionary-encoded (``{"dict": [...], "codes":
-[...]}``), missing values as ``null``. ``llmbench.js`` decodes it into row objects once and every chart,
+[...]}``), missing values as ``null``. The page script (``docs/assets/js/data/payload.js``) decodes it into
+row objects once and every chart,
 the table and the CSV export of the page share those rows. The file assigns a global instead of being
 fetched, because ``fetch()`` is refused from ``file://`` while a ``<script src>`` works everywhere.
 The file name carries a content hash, so a browser never reuses a stale copy.
@@ -319,3 +320,54 @@ def frame_file(stem: str, df: pd.DataFrame) -> DataFile:
     if not enc.columns:  # no column: nothing for add() to learn the columns from
         enc.columns = {}
     return enc.finish(stem)
+
+
+# Run cards (runs.html#<id>) in partitions: a card loads the one file holding its run, never every card of
+# the data set (379 MB at a million runs). A run's partition is a stable hash of its id, computed the same
+# way by the page script (docs/assets/js/data/cards.js cardPart; tests/site/test_cards.py runs both).
+CARDS_PER_PART = 1000  # ~0.4 MB a part at today's columns (about 380 bytes of every column per run)
+
+
+def card_parts(runs: int) -> int:
+    """How many card partitions ``runs`` runs take (at least one)."""
+    return max(1, math.ceil(runs / CARDS_PER_PART))
+
+
+def card_part(run_id: str, parts: int) -> int:
+    """The partition of a run: FNV-1a (32 bit) of its id's UTF-8 bytes, modulo ``parts``."""
+    h = 0x811C9DC5
+    for byte in run_id.encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h % parts
+
+
+class PartitionedEncoder:
+    """An ``Encoder`` per card partition: each batch's rows go to the partition of their ``run_id``."""
+
+    def __init__(self, parts: int) -> None:
+        self.encoders = [Encoder() for _ in range(parts)]
+
+    @property
+    def rows(self) -> int:
+        return sum(e.rows for e in self.encoders)
+
+    def add(self, batch: Any) -> None:
+        import numpy as np
+
+        n = len(self.encoders)
+        ids = batch.column("run_id").to_pylist() if hasattr(batch, "schema") else batch["run_id"].tolist()
+        part = np.fromiter((card_part(str(i), n) for i in ids), dtype=np.int64, count=len(ids))
+        for p in np.unique(part):
+            rows = np.flatnonzero(part == p)
+            sub = batch.take(rows) if hasattr(batch, "schema") else batch.iloc[rows]
+            self.encoders[int(p)].add(sub)
+
+    def finish(self, stem: str) -> list[DataFile]:
+        """One data file per partition (``stem-<i>``), each with every column (an empty one included)."""
+        names = next((list(e.columns) for e in self.encoders if e.columns), [])
+        out = []
+        for i, enc in enumerate(self.encoders):
+            if not enc.columns:
+                enc.columns = {name: _Column() for name in names}
+            out.append(enc.finish(f"{stem}-{i}"))
+        return out

@@ -2,7 +2,7 @@
 
 Each dimension names the column of the ``runs`` table it filters, its label in the filter bar, table and
 docs, and whether several values may be chosen at once. The same table feeds the SQL that ships a page's
-data, the filter bar and URL state in ``llmbench.js``, the chart markers' fixed filters and the docs
+data, the filter bar and URL state in the page script, the chart markers' fixed filters and the docs
 (``docs/dev/architecture.md`` lists it; a test checks that it does). ``mask`` is the one rule for which
 rows a set of filters keeps, in Python (starting filters, chart markers) as in the page script.
 

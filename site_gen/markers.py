@@ -445,14 +445,15 @@ class Page:
         )
 
     def _render_runcard(self, mk: Marker) -> str:
-        """The run card of the run named after the '#' of the page's URL, from one data file of every run
-        with every column (loaded only by this page)."""
+        """The run card of the run named after the '#' of the page's URL, from the card partition holding
+        that run (``dataset.card_part``): every column of about ``dataset.CARDS_PER_PART`` runs a file, so a
+        card never loads every run (loaded only by this page)."""
         from site_gen import cite, queries
 
         if "runcard" not in self.site.keys:
             # every column of every run: streamed from DuckDB in batches, never one frame of it all
-            enc = dataset.Encoder()
             extra = cite.columns_sql(self.site.site_url)  # "cite this": built here, where site_url is known
+            enc = dataset.PartitionedEncoder(dataset.card_parts(len(self.site.runs)))
             batches = (
                 queries.run_detail_batches(self.site.db, arrow=dataset.arrow_types, extra=extra)
                 if self.site.db
@@ -462,12 +463,11 @@ class Page:
                 enc.add(batch)
             if not enc.rows:
                 return self.site.render("empty.html.j2", message=self.site.cat.t("widgets.no_results"))
-            self.site.keys["runcard"] = self.site.keep(enc.finish("cards"))
-        key = self.site.keys["runcard"]
+            self.site.keys["runcard"] = json.dumps([self.site.keep(f) for f in enc.finish("cards")])
+        keys = json.loads(self.site.keys["runcard"])
         return self.site.render(
             "runcard.html.j2",
-            src=self._rel(f"{DATA_DIR}/{key}.js"),
-            key=key,
+            cards=json.dumps({"src": [self._rel(f"{DATA_DIR}/{k}.js") for k in keys], "key": keys}),
             sections=json.dumps(card_sections(self.site.cat), ensure_ascii=False),
             repo=self.site.repo_url.rstrip("/"),
             branch=self.site.repo_branch,
@@ -730,13 +730,13 @@ def table_columns(columns: Any, cat: i18n.Catalogue | None = None) -> list[dict[
     ]
     for col in out:
         if col["key"] == COST:
-            col["derived"] = "cost"  # llmbench.js: price × n_gpus / (output_tps × 3600) × 10^6
+            col["derived"] = "cost"  # results-table.js: price × n_gpus / (output_tps × 3600) × 10^6
         if col["key"] == "run_id":
-            col["card"] = True  # llmbench.js links the cell to the run card
+            col["card"] = True  # results-table.js links the cell to the run card
         if col["key"] == "pct_of_bound" and OVER_BOUND in columns:
-            col["flag"] = OVER_BOUND  # llmbench.js marks the cell (⚠) with this column's text as title
+            col["flag"] = OVER_BOUND  # results-table.js marks the cell (⚠) with this column's text as title
         if col["key"] == "pct_of_bound" and "bound_note" in columns:
-            col["note"] = "bound_note"  # llmbench.js: "unknown" or "48 *", the note's sentences as title
+            col["note"] = "bound_note"  # results-table.js: "unknown" or "48 *", the note's sentences as title
     return out
 
 

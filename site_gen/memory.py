@@ -4,8 +4,8 @@ The model arithmetic (weights, KV cache, attention pattern) is ``bench/contract/
 with the speed-of-light bound that ``llmbench validate`` checks runs against; this module adds the
 per-GPU split, activations and overhead, and re-exports those names. Pure arithmetic on plain dicts (a
 model architecture as in ``bench/data/models.yaml``, a GPU as in ``gpus.yaml``, the precision vocabulary
-of ``precisions.yaml``), so the browser planner (``docs/assets/js/planner.js``) can run the same formulas
-on the same exported data; the tests check that both give equal numbers.
+of ``precisions.yaml``), so the browser planner (``docs/assets/js/calc/planner-memory.js``) can run the
+same formulas on the same exported data; the tests check that both give equal numbers.
 
 Units: bytes everywhere; GPU memory figures from the registry are read as GiB (2**30 bytes): the datasheets'
 "80 GB", "141 GB", "180 GB" are within about 1% of the GiB that nvidia-smi reports.
@@ -265,7 +265,7 @@ _ARCH_FIELDS = (
 def planner_payload() -> dict[str, Any]:
     """Everything the browser planner computes with: registries and this module's constants.
 
-    The constants travel with the data so that planner.js holds no copy of them to drift.
+    The constants travel with the data so that the browser planner holds no copy of them to drift.
     """
     from bench.contract import registry
 

@@ -129,7 +129,7 @@ def language_root(config: Any) -> str:
 
 class _InstantNavigationHandled(logging.Filter):
     """mkdocs-static-i18n warns that Material's language switch keeps the first page's link under
-    instant navigation (the header is not replaced); llmbench.js re-points it on every page (from the
+    instant navigation (the header is not replaced); state/url.js re-points it on every page (from the
     page's ``<link rel=alternate>``), so the warning would only fail ``--strict``."""
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -363,7 +363,7 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     """The language switch links each language's home (the i18n plugin set them to this page's twin, a
     moment before, at a higher priority). Material fetches ``sitemap.xml`` beside every alternate link
     to map pages, which 404s for a page in a folder; beside a home it is there (``on_post_build``).
-    llmbench.js turns the links into this page's twin with its query string and run id."""
+    state/url.js turns the links into this page's twin with its query string and run id."""
     from site_gen import i18n
 
     # the plugin sets the attribute (config.extra.alternate), which templates read before the key

@@ -9,7 +9,7 @@ division starts on closed and open results are marked; "best" never mixes divisi
 that MLCommons' compatibility table (``COMPATIBLE``) keeps apart.
 
 The rows travel as one columnar data file (``site_gen.dataset``'s format, written to ``assets/mlperf/``,
-apart from the runs' data files) that ``docs/assets/js/mlperf.js`` loads once and renders: 1,116 rows as
+apart from the runs' data files) that ``docs/assets/js/pages/mlperf.js`` loads once and renders: 1,116 rows as
 HTML made a 1.1 MB page. Without JavaScript the page says where the figures are (the CSV sources).
 
 A section "About these results", outside the script's part, says what the import left out and how some

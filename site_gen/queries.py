@@ -64,7 +64,7 @@ OPTIONAL_COLUMNS = (
 # flags it with the run's own notes (why), or a generic sentence; null for every other run.
 OVER_BOUND = "over_bound_note"
 # Such a run is shown (flagged) but never wins a "best" or a headline: the home figures, the best bars and
-# lines (charts.WITHIN_BOUND, the same test in Vega), compare's values (compare.py and llmbench.js).
+# lines (charts.WITHIN_BOUND, the same test in Vega), compare's values (compare.py and calc/compare.js).
 MAX_PCT_OF_BOUND = 100
 
 

@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import ast
+import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -110,3 +112,155 @@ def test_validate_and_the_site_share_one_speed_of_light_bound() -> None:
             n.name for n in ast.parse(SOURCES[name].read_text(encoding="utf-8")).body if hasattr(n, "name")
         }
         assert not defined & {"output_tps_bound", "param_groups", "kv_bytes_per_sequence"}, name
+
+
+# ---- the page script's ES modules (docs/assets/js, issue 29; docs/dev/architecture.md "Page script") ----
+
+JS_ROOT = ROOT / "docs" / "assets" / "js"
+# Modules that import nothing: the shared leaves (DOM helpers, messages, formats, tasks, theme, the pure
+# filter state and arithmetic) and the classic scripts (loaded by <script>, which cannot import).
+JS_LEAVES = ("dom.js", "messages.js", "format.js", "tasks.js", "theme.js", "state/filter.js", "calc/")
+JS_CLASSIC = ("file-notice.js", "planner-data.js")
+JS_MAX_LINES = 300  # the Python guide's bound: a module past it has two jobs
+_JS_IMPORT = re.compile(
+    r"""(?:\bimport\s[^;"']*?\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\bexport\s[^;"']*?\bfrom\s*)["']([^"']+)["']"""
+)
+
+
+def js_modules(root: Path) -> dict[str, str]:
+    """Every .js file under ``root`` by its path relative to it ("views/chart.js"), with its text."""
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.js"))}
+
+
+def js_imports(root: Path) -> dict[str, set[str]]:
+    """Each module's imports (static ``import … from``, ``export … from``, bare ``import "…"``, dynamic
+    ``import("…")``) resolved to paths relative to ``root``; a specifier that is not relative stays as is."""
+    graph: dict[str, set[str]] = {}
+    for name, text in js_modules(root).items():
+        here = Path(name).parent
+        targets = set()
+        for spec in _JS_IMPORT.findall(text):
+            targets.add(os.path.normpath(here / spec).replace(os.sep, "/") if spec.startswith(".") else spec)
+        graph[name] = targets
+    return graph
+
+
+def js_violations(root: Path) -> list[str]:
+    """The house rules of the page script's modules, as sentences; empty when they hold."""
+    graph = js_imports(root)
+    texts = js_modules(root)
+    out = []
+    for name, targets in graph.items():
+        for t in sorted(targets):
+            if t not in graph:
+                out.append(f"{name} imports {t}, which is not a module of the folder")
+        if (name.startswith(JS_LEAVES) or name in JS_CLASSIC) and targets:
+            out.append(f"{name} is a leaf and imports {sorted(targets)}")
+        if name.startswith("views/"):
+            out += [
+                f"{name} (a view) imports {t}"
+                for t in sorted(targets)
+                if t.startswith("data/") or t == "state/url.js"
+            ]
+        if name != "main.js":
+            out += [
+                f"{name} imports the page module {t} (only main.js does)"
+                for t in sorted(targets)
+                if t.startswith("pages/")
+            ]
+        lines = len(texts[name].splitlines())
+        if lines > JS_MAX_LINES:
+            out.append(f"{name} has {lines} lines (at most {JS_MAX_LINES})")
+        if name not in JS_CLASSIC and not texts[name].startswith("//"):
+            out.append(f"{name} does not open with a comment saying its job, in, out and side effects")
+    out += [f"import cycle: {' -> '.join(c)}" for c in _js_cycles(graph)]
+    return out
+
+
+def _js_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected part of the import graph that has one (depth-first search)."""
+    cycles, state = [], dict.fromkeys(graph, 0)  # 0 new, 1 on the path, 2 done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if nxt not in graph:
+                continue
+            if state[nxt] == 1:
+                cycles.append([*path[path.index(nxt) :], nxt])
+            elif state[nxt] == 0:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for node in graph:
+        if state[node] == 0:
+            visit(node, [node])
+    return cycles
+
+
+def test_the_js_scan_sees_the_modules() -> None:
+    graph = js_imports(JS_ROOT)
+    assert {"main.js", "data/source.js", "views/chart.js", "pages/scope.js", "state/url.js"} <= set(graph)
+    assert "pages/scope.js" in graph["main.js"] and "data/payload.js" in graph["data/source.js"]
+
+
+def test_js_modules_keep_the_house_rules() -> None:
+    assert js_violations(JS_ROOT) == []
+
+
+def _plant(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_js_rules_catch_each_planted_violation(tmp_path: Path) -> None:
+    head = "// job, in, out, side effects\n"
+    good = {
+        "main.js": head + 'import { a } from "./pages/p.js";\n',
+        "pages/p.js": head + 'import { b } from "../views/v.js";\nimport { s } from "../data/source.js";\n',
+        "views/v.js": head + 'import { el } from "../dom.js";\n',
+        "data/source.js": head + 'export { x } from "./payload.js";\n',
+        "data/payload.js": head,
+        "dom.js": head,
+    }
+    assert js_violations(_plant(tmp_path / "good", good)) == []
+    planted = {
+        "a view reaching for data": (
+            "views/v.js",
+            head + 'import { s } from "../data/source.js";\n',
+            "(a view) imports data/source.js",
+        ),
+        "a view writing the URL": (
+            "views/v.js",
+            head + 'const u = import("../state/url.js");\n',
+            "(a view) imports state/url.js",
+        ),
+        "a leaf importing": ("dom.js", head + 'import "./views/v.js";\n', "dom.js is a leaf"),
+        "a page imported elsewhere": (
+            "views/v.js",
+            head + 'import { a } from "../pages/p.js";\n',
+            "only main.js does",
+        ),
+        "a cycle": (
+            "data/payload.js",
+            head + 'import { x } from "./source.js";\n',
+            "import cycle: data/payload.js -> data/source.js -> data/payload.js",
+        ),
+        "a long module": ("views/v.js", head + "\n" * JS_MAX_LINES, "views/v.js has 301 lines"),
+        "no opening comment": (
+            "views/v.js",
+            'import { el } from "../dom.js";\n',
+            "does not open with a comment",
+        ),
+        "a missing module": (
+            "views/v.js",
+            head + 'import { t } from "./table.js";\n',
+            "not a module of the folder",
+        ),
+    }
+    for what, (name, text, says) in planted.items():
+        root = _plant(tmp_path / what.replace(" ", "-"), {**good, name: text})
+        found = js_violations(root)
+        assert any(says in v for v in found), (what, found)

@@ -5,7 +5,7 @@ script (``assets/i18n/<lang>.js`` -> ``window.LLMBENCH_I18N``) read the same fil
 new file (and a line under ``plugins.i18n.languages`` in mkdocs.yml), never a code change.
 
 Keys are dotted paths (``ui.count``); placeholders are ``{name}`` (``str.format`` here, the same
-substitution in llmbench.js). English (``en.yaml``) is the reference: every language has exactly its keys
+substitution in the page script). English (``en.yaml``) is the reference: every language has exactly its keys
 and placeholders (``check``; ``tests/site/test_i18n.py``). A catalogue's ``kept`` list names keys whose text
 stays the English technical term on purpose (GPU, TP, ISL/OSL ...), so the "no English left" test skips it.
 """

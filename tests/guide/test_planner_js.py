@@ -1,7 +1,9 @@
-"""The browser planner (docs/assets/js/planner.js) computes what site_gen/memory.py computes.
+"""The browser planner (docs/assets/js/calc/planner-memory.js, pages/planner.js) computes what
+site_gen/memory.py computes.
 
-The pure functions run under node on the exported registry data; the UI runs in real headless Chromium
-(playwright, the Chromium of tests/conftest.py) on a page that loads only local files.
+The pure functions run under node on the exported registry data (the ES module imported as it is); the UI
+runs in real headless Chromium (playwright, the Chromium of tests/conftest.py) on a page served from a
+local folder (a module script does not run from file://) that requests nothing else.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from site_gen import memory
+from tests.conftest import serve
 
 ROOT = Path(__file__).resolve().parents[2]
-PLANNER_JS = ROOT / "docs" / "assets" / "js" / "planner.js"
+JS = ROOT / "docs" / "assets" / "js"
+PLANNER_JS = JS / "calc" / "planner-memory.js"
 
 CASES = [
     ("meta-llama/Llama-3.1-70B-Instruct", "FP16", "FP16", 32, 4096, 4, 1, 8192, False),
@@ -67,10 +71,11 @@ def payload() -> dict:
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_js_plan_and_fit_table_equal_the_python_implementation(payload: dict, tmp_path: Path) -> None:
-    driver = tmp_path / "drive.js"
+    driver = tmp_path / "drive.mjs"
     driver.write_text(
-        f"const P = require({json.dumps(str(PLANNER_JS))});\n"
-        "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+        f"import * as P from {json.dumps(PLANNER_JS.as_uri())};\n"
+        "import {readFileSync} from 'fs';\n"
+        "const input = JSON.parse(readFileSync(0, 'utf8'));\n"
         "const C = input.payload.constants;\n"
         "const out = input.cases.map(c => {\n"
         "  const arch = input.payload.models.find(m => m.id === c.model);\n"
@@ -106,13 +111,16 @@ def test_exported_payload_carries_every_registry_gpu_and_no_test_model(payload: 
 
 
 def _page(tmp_path: Path, payload: dict) -> Path:
+    """A folder with the page script's modules (a package.json saying so), the planner's data and a page
+    that mounts the planner as main.js does; returns the page."""
+    shutil.copytree(JS, tmp_path / "js")
     (tmp_path / "planner-data.js").write_text(memory.planner_script(payload))
-    shutil.copy(PLANNER_JS, tmp_path / "planner.js")
     page = tmp_path / "planner.html"
     page.write_text(
         "<!doctype html><html><head><meta charset='utf-8'></head><body>"
-        "<div id='llmbench-planner'></div>"
-        "<script src='planner-data.js'></script><script src='planner.js'></script></body></html>"
+        "<div id='llmbench-planner'></div><script src='planner-data.js'></script>"
+        "<script type='module'>import { mountPlanner } from './js/pages/planner.js';"
+        "mountPlanner(document.getElementById('llmbench-planner'));</script></body></html>"
     )
     return page
 
@@ -132,7 +140,7 @@ def test_planner_page_shows_python_numbers_and_fits_offline(
         page.on("request", lambda r: requests.append(r.url))
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(page_file.as_uri())
+        page.goto(f"{url}/{page_file.name}")
         page.wait_for_selector(".llmbench-planner__row")
         # Default: Llama 3.1 70B, FP16 weights and KV, batch 32, 4096 tokens, TP4.
         want = memory.plan(arch, memory.PlanInput("FP16", "FP16", 32, 4096, 4, 1))
@@ -159,8 +167,12 @@ def test_planner_page_shows_python_numbers_and_fits_offline(
         assert "<img" in page.inner_text("select[name=model]")
         assert errors == []
 
-    drive(browser)
-    assert all(u.startswith("file://") for u in requests), requests
+    url, server = serve(page_file.parent)
+    try:
+        drive(browser)
+    finally:
+        server.shutdown()
+    assert all(u.startswith(url + "/") for u in requests), requests
 
 
 def test_committed_planner_data_matches_the_registries() -> None:

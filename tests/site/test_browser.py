@@ -257,11 +257,37 @@ def test_a_filter_that_matches_nothing_says_so(fixture_url: str, watched: Watche
     assert watched.errors == []
 
 
-def test_a_page_opened_from_disk_draws_its_charts(fixture_site: Path, watched: Watched) -> None:
-    page = watched.open((fixture_site / "site" / "explorer.html").as_uri())
-    assert page.text_content(".lb-count") == "12 of 12 runs"
-    assert page.evaluate(COUNT_MARKS, 0) == 12
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("explorer.html", "In the site folder run python -m http.server"),
+        ("ko/explorer.html", "사이트 폴더에서 python -m http.server 를 실행"),
+        ("compare.html", "In the site folder run python -m http.server"),
+        ("runs.html", "In the site folder run python -m http.server"),
+    ],
+)
+def test_a_page_opened_from_disk_says_in_each_placeholder_how_to_serve_the_folder(
+    fixture_site: Path, watched: Watched, path: str, line: str
+) -> None:
+    # Chromium runs no module script from file:// (the page script is ES modules, issue 29): the classic
+    # file-notice.js puts one line in each placeholder instead of a box that stays "Loading chart…".
+    page = watched.page
+    page.goto((fixture_site / "site" / path).as_uri())
+    page.wait_for_function("document.body && document.body.dataset.lbFileNotice")
+    outer = page.eval_on_selector_all(
+        ".lb-scope, .lb-compare, .lb-runcard, .lb-chart",
+        "els => els.filter(e => !e.parentElement.closest('.lb-scope, .lb-compare'))"
+        ".map(e => [...e.querySelectorAll('.lb-file-notice')].map(p => p.textContent))",
+    )
+    assert outer and all(len(lines) == 1 and line in lines[0] for lines in outer), outer
+    assert page.locator(".lb-file-notice").count() == len(outer)  # one line per placeholder, no more
     assert watched.external == []
+
+
+def test_a_served_page_shows_no_file_notice(fixture_url: str, watched: Watched) -> None:
+    page = watched.open(f"{fixture_url}/explorer.html")
+    assert page.locator(".lb-file-notice").count() == 0
+    assert page.text_content(".lb-count") == "12 of 12 runs"
 
 
 def test_a_preset_sets_the_filters_and_the_url_without_reloading(fixture_url: str, watched: Watched) -> None:

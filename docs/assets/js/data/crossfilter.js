@@ -1,0 +1,119 @@
+// data/crossfilter.js: filtering and option counts over typed arrays, pure (no DOM): the rows a state
+// keeps, and each option's count under the other dimensions' filters (Mosaic's crossfilter rule).
+// In: row objects, dimensions {key, column, sort_column?, numeric?}, limits {key, column, bound}, a state.
+// Out: an index whose filter(state) gives {rows, counts, missing, limited}. Side effects: none.
+// Tested under node (tests/site/test_js_pure.py) on hand-worked cases.
+
+import { byText } from "../format.js";
+import { limitValue } from "../state/filter.js";
+
+/** A row test for a placeholder's fixed filters ({column: allowed values}), compared as text. */
+export function fixedMatcher(fixed) {
+  const tests = Object.entries(fixed).map(([column, values]) => [column, new Set(values.map(String))]);
+  return (row) => tests.every(([column, set]) => set.has(String(row[column])));
+}
+
+/** A dimension's distinct values (as text), in its order (sort_column, numeric or text), and each row's
+ * index into them (-1: no value): one pass over the rows, then a sort of the few distinct values. */
+export function valueCodes(rows, dim) {
+  const ids = new Map(); // value text -> index in first-seen order
+  const keys = [], order = [];
+  const codes = new Int32Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const v = rows[i][dim.column];
+    if (v === null || v === undefined) {
+      codes[i] = -1;
+      continue;
+    }
+    const k = typeof v === "string" ? v : String(v);
+    let id = ids.get(k);
+    if (id === undefined) {
+      id = keys.length;
+      ids.set(k, id);
+      keys.push(k);
+      order.push(dim.sort_column ? rows[i][dim.sort_column] : dim.numeric ? Number(v) : k);
+    }
+    codes[i] = id;
+  }
+  const perm = keys.map((_, i) => i);
+  perm.sort((a, b) => {
+    const x = order[a], y = order[b];
+    if (x < y) return -1;
+    if (x > y) return 1;
+    return byText(keys[a], keys[b]);
+  });
+  const rank = new Int32Array(keys.length);
+  perm.forEach((id, r) => (rank[id] = r));
+  for (let i = 0; i < codes.length; i++) if (codes[i] >= 0) codes[i] = rank[codes[i]];
+  return { values: perm.map((id) => keys[id]), codes };
+}
+
+/** The rows indexed once for a filter bar: each dimension's values and row codes, each limit's figures. */
+export function createIndex(all, dims, limits) {
+  const values = {}, index = {}, codes = {}, figures = {};
+  for (const d of dims) {
+    const vc = valueCodes(all, d);
+    values[d.key] = vc.values;
+    index[d.key] = new Map(vc.values.map((v, i) => [v, i])); // option text -> its index in values
+    codes[d.key] = vc.codes;
+  }
+  // each latency limit's figure per row (NaN: the run has none), read once
+  for (const l of limits) {
+    figures[l.key] = Float64Array.from(all, (r) => (r[l.column] === null || r[l.column] === undefined ? NaN : Number(r[l.column])));
+  }
+  return { all, values, index, filter: (state) => filterAndCount(all, dims, limits, { values, index, codes, figures }, state) };
+}
+
+// One pass over the rows: the rows passing every filter, and the count per option of each dimension
+// under the other dimensions' filters (a row failing no filter counts for every dimension, a row
+// failing exactly one counts for that one only). A latency limit hides a run from every count.
+function filterAndCount(all, dims, limits, { values, index, codes, figures }, state) {
+  const active = [];
+  for (const d of dims) {
+    const chosen = state[d.key] || [];
+    if (!chosen.length) continue;
+    const ok = new Uint8Array(values[d.key].length);
+    const pos = index[d.key];
+    for (const v of chosen) if (pos.has(String(v))) ok[pos.get(String(v))] = 1;
+    active.push([d.key, ok, codes[d.key]]);
+  }
+  const bounds = [];
+  for (const l of limits) {
+    const v = limitValue((state[l.key] || [])[0]);
+    if (v !== null) bounds.push([figures[l.key], v, l.bound === "max"]);
+  }
+  const counts = {};
+  for (const d of dims) counts[d.key] = new Int32Array(values[d.key].length);
+  const keys = dims.map((d) => d.key);
+  const rows = [];
+  let missing = 0; // runs the dimensions keep but a limit hides for want of its figure
+  for (let i = 0; i < all.length; i++) {
+    let failed = null, fails = 0;
+    for (const [key, ok, c] of active) {
+      if (c[i] < 0 || !ok[c[i]]) {
+        failed = key;
+        if (++fails > 1) break;
+      }
+    }
+    let out = 0; // 0: within every limit, 1: outside one, 2: lacks a figure
+    for (const [fig, v, max] of bounds) {
+      const x = fig[i];
+      if (x !== x) {
+        out = 2;
+        break;
+      }
+      if (max ? x > v : x < v) out = 1;
+    }
+    if (out) {
+      if (out === 2 && fails === 0) missing++;
+      continue;
+    }
+    if (fails === 0) {
+      rows.push(all[i]);
+      for (const key of keys) if (codes[key][i] >= 0) counts[key][codes[key][i]]++;
+    } else if (fails === 1 && codes[failed][i] >= 0) {
+      counts[failed][codes[failed][i]]++;
+    }
+  }
+  return { rows, counts, missing, limited: bounds.length > 0 };
+}

@@ -1,0 +1,36 @@
+// data/source.js: the one interface between the pages and the run data; the engine is named here only.
+// Today's engine is the build's columnar <script> payload (data/payload.js), filtered in memory
+// (data/crossfilter.js); another engine (DuckDB-WASM, hyparquet) would sit behind the same calls.
+// In: a placeholder's data-lb-src / data-lb-key. Out: a Source. Side effects: the engine's loading.
+//
+// Source: rows() → Promise<object[]> every row of the set; run(id) → Promise<object | null> one run;
+// openCards(parts) is the run cards' Source: run(id) loads only the partition holding the run;
+// index(rows, dims, limits) → {values, index, filter(state) → {rows, counts, missing, limited}}.
+
+import { loadRows } from "./payload.js";
+import { createIndex, fixedMatcher, valueCodes } from "./crossfilter.js";
+import { cardPart } from "./cards.js";
+
+export { fixedMatcher, valueCodes };
+
+/** The Source of one placeholder's data set. */
+export function openSource(src, key) {
+  const rows = () => loadRows(src, key);
+  return {
+    rows,
+    run: async (id) => (id ? (await rows()).find((r) => r.run_id === id) || null : null),
+    index: createIndex,
+  };
+}
+
+/** The run cards, in partitions (data-lb-cards: {src: [...], key: [...]}, site_gen.dataset.card_part):
+ * run(id) loads only the partition that holds the id (a classic <script>, as the page data). */
+export function openCards(parts) {
+  return {
+    run: async (id) => {
+      if (!id || !parts.key.length) return null;
+      const i = cardPart(id, parts.key.length);
+      return (await loadRows(parts.src[i], parts.key[i])).find((r) => r.run_id === id) || null;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// format.js: numbers in the page's language, and the one derived figure (cost per 1M output tokens).
+// In: <html lang> (or the catalogue's language; "en" under node). Out: formatters, cell(), costPerMillion(),
+// byText(). Side effects: none. Pure apart from reading the language once: tested under node.
+
+// Numbers in the page's language (<html lang>: "en", "ko"); the catalogue's language when it has none.
+export const LOCALE =
+  (globalThis.document && document.documentElement.lang) || (globalThis.LLMBENCH_I18N || {}).lang || "en";
+
+// One formatter for every cell (NUMBER) and every count (COUNT): Number.toLocaleString with options builds
+// a new one per call, which made rendering the table's ~1,000 numeric cells a large part of a filter change.
+export const NUMBER = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 });
+export const COUNT = new Intl.NumberFormat(LOCALE);
+// $ per million output tokens: 3-4 significant digits (0.5556, 2.49, 40.18; most are below one dollar, so
+// the table's one decimal would say 0.6 or 0); the header names the currency and the price ($2.00).
+export const COST = new Intl.NumberFormat(LOCALE, { minimumSignificantDigits: 3, maximumSignificantDigits: 4 });
+export const USD = new Intl.NumberFormat(LOCALE, { style: "currency", currency: "USD" });
+
+/** site_gen.latency_views.cost_per_million_tokens: price × GPUs / (output tokens/s × 3600 s/h) × 10^6. */
+export function costPerMillion(price, gpus, outputTps) {
+  return ((price * gpus) / (outputTps * 3600)) * 1e6;
+}
+
+/** The cost column of a run at a price, or null where the run cannot have one (no throughput, no GPU). */
+export function runCost(run, price) {
+  return run.output_tps > 0 && run.n_gpus >= 1 ? costPerMillion(price ?? 0, run.n_gpus, run.output_tps) : null;
+}
+
+/** A table cell's text: "–" for no value, a number in the page's language, or the value as text. */
+export function cell(v, numeric) {
+  if (v === null || v === undefined) return "–";
+  if (!numeric) return String(v);
+  return NUMBER.format(Number(v));
+}
+
+/** A formatter for a d3-format spec of the build's tooltips (",.1f", ".0f"); other specs pass text through. */
+export function tooltipFormat(spec) {
+  const m = /^(,?)\.(\d+)f$/.exec(spec || "");
+  if (!m) return (v) => String(v);
+  const digits = Number(m[2]);
+  const f = new Intl.NumberFormat(LOCALE, {
+    useGrouping: !!m[1], minimumFractionDigits: digits, maximumFractionDigits: digits,
+  });
+  return (v) => f.format(Number(v));
+}
+
+// Ties in order are broken by code point (as Python's sorted() does), not localeCompare: its first call
+// loads ICU's collation data, tens of milliseconds of a phone's page load.
+export function byText(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

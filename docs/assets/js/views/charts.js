@@ -1,0 +1,141 @@
+// views/charts.js: the page's charts and when they are drawn: every .lb-chart gets its record at once (in
+// page order); a chart is drawn when it shows on the first screen, else when the reader scrolls near it,
+// one chart per task. In: the page's chart placeholders, each chart's rows source (lazy). Out: the records
+// ({el, spec, view, rows, source, drawn, ...}; window.llmbench.charts()). Side effects: observers and
+// scroll/resize listeners, all removed by destroy().
+
+import { json, showError } from "../dom.js";
+import { UI } from "../messages.js";
+import { loadScripts, VEGA, yieldToMain } from "../tasks.js";
+import { renderChart, setRows, syncUrlSignal } from "./chart.js";
+import { mountDataTable } from "./chart-table.js";
+
+// A chart is drawn when it comes within this share of the viewport's height of the screen (below or
+// above): the charts a reader never scrolls to cost a phone nothing. The first drawing is the charts in
+// the first screen only (no margin): most chart pages show at most one there.
+const LAZY_MARGIN = 0.5;
+const FIRST_SCREEN_SHARE = 0.25; // a chart is on the first screen when this share of it shows
+
+/** A chart shows when FIRST_SCREEN_SHARE of its box, or of the screen's height, is in view: a box whose
+ * top edge peeks in at the bottom shows nothing yet, and is drawn at the reader's first scroll. */
+export function shows(rect) {
+  const seen = Math.min(rect.bottom, window.innerHeight) - Math.max(rect.top, 0);
+  return seen / Math.min(rect.height || 1, window.innerHeight) >= FIRST_SCREEN_SHARE;
+}
+
+/** The charts of one page. ctx: {param, setParam, openRun} (the URL and navigation, from the page). */
+export function mountCharts(nodes, ctx) {
+  const list = [];
+  const byNode = new Map();
+  let alive = true;
+  let drawing = Promise.resolve(); // the queue of chart drawings: one chart per task
+  let observer = null; // draws charts as they come near the screen (from the first scroll or resize)
+  let firstLook = null; // tells which charts show on the first screen
+  let later = []; // charts of the page left for later
+  let moved = false; // the reader has scrolled or resized since the page was shown
+
+  // Draw the chart (once; one chart per task, in the order asked; now: at once, in this task).
+  // Resolves when it is drawn.
+  function draw(chart, now) {
+    if (!chart.drawn && chart.source) {
+      if (observer) observer.unobserve(chart.el);
+      const paint = async () => {
+        if (!window.vegaEmbed) await loadScripts(VEGA);
+        if (!alive) return chart; // the page was left (instant navigation)
+        await renderChart(chart, ctx);
+        const rows = chart.source();
+        if (rows) await setRows(chart, rows);
+        return chart;
+      };
+      const done = now ? paint() : drawing.then(yieldToMain).then(paint);
+      chart.drawn = done.catch((e) => {
+        showError(chart.el, UI.chartError, e);
+        return chart;
+      });
+      if (!now) drawing = chart.drawn; // a failed chart does not stop the queue
+    }
+    return chart.drawn;
+  }
+
+  // With its rows' source set: draw the chart now when it shows on the first screen, else when the reader
+  // scrolls near it (or resizes the window). Resolves when the first drawing is done (at once for a chart
+  // left for later). Whether it shows is asked of an IntersectionObserver, whose answer comes after the
+  // browser's own layout: reading the chart's position here would force a layout of the page in the
+  // middle of building it (the largest part of a phone's page load after Material's bundle).
+  function lazy(chart, source) {
+    chart.source = source;
+    if (!window.IntersectionObserver) return draw(chart);
+    return new Promise((resolve) => {
+      chart.looked = resolve;
+      if (!firstLook) firstLook = new IntersectionObserver(onFirstLook, { threshold: [0, FIRST_SCREEN_SHARE] });
+      firstLook.observe(chart.el);
+    });
+  }
+
+  function onFirstLook(entries) {
+    for (const e of entries) {
+      const chart = byNode.get(e.target);
+      firstLook.unobserve(e.target);
+      if (!chart || !chart.looked) continue;
+      const resolve = chart.looked;
+      chart.looked = null;
+      if (e.isIntersecting && shows(e.boundingClientRect)) {
+        resolve(draw(chart));
+        continue;
+      }
+      later.push(chart);
+      if (observer) observer.observe(chart.el);
+      else if (moved) watch();
+      resolve(chart);
+    }
+  }
+
+  // The observer starts at the reader's first scroll or resize: before it, a chart half a screen below
+  // the first would be drawn during the page load (a phone's busiest time) for a reader who may never
+  // scroll; from then on, each chart is drawn as it comes within LAZY_MARGIN of the screen.
+  function watch() {
+    moved = true;
+    if (observer || !later.length || !window.IntersectionObserver) return;
+    observer = new IntersectionObserver(
+      (entries) => entries.forEach((e) => e.isIntersecting && byNode.get(e.target) && draw(byNode.get(e.target))),
+      { rootMargin: `${LAZY_MARGIN * 100}% 0px` }
+    );
+    for (const c of later) if (!c.drawn) observer.observe(c.el);
+  }
+  window.addEventListener("scroll", watch, { passive: true });
+  window.addEventListener("resize", watch, { passive: true });
+
+  for (const node of nodes) {
+    const chart = { el: node, spec: json(node, "data-lb-spec", {}), view: null, rows: null, source: null, drawn: null };
+    byNode.set(node, chart);
+    // The HTML's "Loading chart… (needs JavaScript)": the script runs; the box stays empty until drawn.
+    const status = node.querySelector(".lb-status");
+    if (status) status.hidden = true;
+    list.push(chart);
+    mountDataTable(chart, draw);
+  }
+
+  return {
+    list,
+    of: (node) => byNode.get(node),
+    draw,
+    lazy,
+    /** Every chart with rows drawn now (printing, tests). */
+    drawAll: () => Promise.all(list.filter((c) => c.source).map((c) => draw(c))),
+    /** Printing with Vega running: drawing inline data waits for no task, so they are drawn before the
+     * browser lays the page out for paper. */
+    drawForPrint: () => window.vegaEmbed && list.forEach((c) => c.source && !c.drawn && draw(c, true)),
+    undrawn: () => list.some((c) => c.source && !c.view),
+    rethemed: () => list.forEach((c) => c.view && renderChart(c, ctx)),
+    popstate: () => list.forEach(syncUrlSignal),
+    destroy() {
+      alive = false;
+      for (const c of list) if (c.view) c.view.finalize();
+      if (observer) observer.disconnect();
+      if (firstLook) firstLook.disconnect();
+      window.removeEventListener("scroll", watch);
+      window.removeEventListener("resize", watch);
+      later = [];
+    },
+  };
+}

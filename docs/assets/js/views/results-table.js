@@ -1,0 +1,206 @@
+// views/results-table.js: a scope's virtual results table, its sort and its CSV download.
+// In: the columns (data-lb-table), every row of the scope (to choose the columns that vary), draw(rows) for
+// the rows the filters keep, setPrice(v) for the cost column. Out: tableText() for the tests; run ids are
+// plain links (cardHref). Side effects: the scope's <table>, its note, one scroll listener, a CSV download.
+
+import { el, remPx } from "../dom.js";
+import { UI } from "../messages.js";
+import { COST, COUNT, USD, cell, runCost } from "../format.js";
+import { fill } from "../messages.js";
+
+const VISIBLE_ROWS = 20; // about the rows the table's box shows; above it the note says to scroll
+
+/** opts: {table, note, download, columns, all, price, cardHref(id), onSorted(ms)}. */
+export function mountResultsTable(opts) {
+  const { table } = opts;
+  let price = opts.price;
+  let rows = [], sorted = [], sort = null;
+  let cols, headers, tbody, wrap, rowHeight = 0, top = 0, boxHeight = 0;
+
+  // A cell's value: the run's column, or one derived from it (the cost at the reader's price).
+  const value = (r, c) => (c.derived === "cost" ? runCost(r, price) : r[c.key]);
+  const colLabel = (c) => (c.derived === "cost" ? fill(c.label, { price: USD.format(price ?? 0) }) : c.label);
+  function cellText(r, c) {
+    const v = value(r, c);
+    if (c.derived === "cost" && v !== null) return COST.format(v);
+    if (c.note && r[c.note] && (v === null || v === undefined)) return UI.boundUnknown;
+    return cell(v, c.numeric);
+  }
+
+  function sortedRows() {
+    if (!sort) return rows;
+    const { col, dir, numeric } = sort;
+    const val = (r) => {
+      const v = value(r, col);
+      return numeric ? (v === null || v === undefined ? -Infinity : Number(v)) : String(v ?? "");
+    };
+    // keys computed once per row (not per comparison): sorting 4,345 rows takes a few milliseconds
+    const keyed = rows.map((r) => [val(r), r]);
+    keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) * dir);
+    return keyed.map((p) => p[1]);
+  }
+
+  // The table shows the columns whose values differ between the scope's runs (on a GPU's page the GPU
+  // column says nothing); the CSV keeps every column. Columns marked "always" (the throughput figures
+  // and the run card) stay.
+  function tableColumns() {
+    const all = opts.all;
+    if (all.length < 2) return opts.columns;
+    const varies = (c) => {
+      const first = value(all[0], c) ?? null;
+      return all.some((r) => (value(r, c) ?? null) !== first);
+    };
+    return opts.columns.filter((c) => c.always || varies(c));
+  }
+
+  // A virtual table: every row of the selection is reachable by scrolling the table's box, but only the
+  // rows in view (and a margin) are in the DOM, so showing or sorting 4,345 rows costs what 60 do.
+  function init() {
+    cols = tableColumns();
+    wrap = table.parentElement;
+    const thead = el("thead");
+    const tr = el("tr", { "aria-rowindex": "1" });
+    headers = cols.map((c) => {
+      const th = el("th", { scope: "col", "aria-sort": "none" });
+      if (c.help) th.title = c.help;
+      const b = el("button", { type: "button", class: "lb-sort", "data-key": c.key }, colLabel(c));
+      b.addEventListener("click", () => {
+        const t0 = performance.now();
+        const dir = sort && sort.key === c.key ? -sort.dir : c.numeric ? -1 : 1;
+        sort = { key: c.key, col: c, dir, numeric: c.numeric };
+        render();
+        opts.onSorted(performance.now() - t0);
+      });
+      th.append(b);
+      tr.append(th);
+      return th;
+    });
+    thead.append(tr);
+    tbody = el("tbody");
+    table.replaceChildren(thead, tbody);
+    // The box's scroll offset and size are read here, where the layout is fresh, and kept: reading
+    // them while drawing (after the rows changed) would force a layout of the whole page each time.
+    let queued = false;
+    wrap.addEventListener("scroll", () => {
+      top = wrap.scrollTop;
+      boxHeight = wrap.clientHeight;
+      if (!rowHeight) measureRow();
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        drawRows();
+      });
+    });
+  }
+
+  // A row's height: the CSS's (td height 1.5rem, no wrapping) until a drawn row is measured.
+  function measureRow() {
+    const tr = tbody.querySelector("tr:not(.lb-spacer)");
+    const h = tr ? tr.getBoundingClientRect().height : 0;
+    if (h > 0) rowHeight = h;
+  }
+
+  function render() {
+    if (!tbody) init();
+    cols.forEach((c, i) => {
+      const on = sort && sort.key === c.key;
+      headers[i].setAttribute("aria-sort", on ? (sort.dir > 0 ? "ascending" : "descending") : "none");
+    });
+    sorted = sortedRows();
+    table.setAttribute("aria-rowcount", String(sorted.length + 1));
+    if (top) wrap.scrollTop = top = 0; // (setting it forces a layout: only when scrolled)
+    drawRows();
+    const n = sorted.length;
+    opts.note.textContent = !n ? UI.noMatch : n > VISIBLE_ROWS ? UI.scrollRows(COUNT.format(n)) : "";
+  }
+
+  // The rows in the table's box (plus a margin), between two spacer rows of the height of the others.
+  // Nothing here reads the layout: the offset and box height come from the last scroll event, the row
+  // height from the CSS until a row is measured, the box's height from its CSS (min(32rem, 70vh)).
+  function drawRows() {
+    const rem = remPx();
+    const h = rowHeight || 1.5 * rem;
+    const box = boxHeight || Math.min(32 * rem, 0.7 * window.innerHeight);
+    const first = Math.max(0, Math.floor(top / h) - 10); // the first row in the box; ten more above and below
+    const last = Math.min(sorted.length, Math.floor(top / h) + Math.ceil(box / h) + 10);
+    const frag = document.createDocumentFragment();
+    const spacer = (px) => {
+      const tr = el("tr", { class: "lb-spacer", "aria-hidden": "true" });
+      const td = el("td", { colspan: String(cols.length) });
+      td.style.height = px + "px";
+      tr.append(td);
+      return tr;
+    };
+    if (first > 0) frag.append(spacer(first * h));
+    for (let i = first; i < last; i++) frag.append(rowElement(sorted[i], i));
+    if (last < sorted.length) frag.append(spacer((sorted.length - last) * h));
+    tbody.replaceChildren(frag);
+  }
+
+  function rowElement(r, i) {
+    const row = el("tr", { "aria-rowindex": String(i + 2) });
+    for (const c of cols) {
+      const td = el("td", c.numeric ? { class: "lb-num" } : {});
+      if (c.card && r[c.key]) {
+        td.append(el("a", { href: opts.cardHref(r[c.key]), class: "lb-card-link" }, String(r[c.key])));
+      } else {
+        td.textContent = cellText(r, c);
+      }
+      // A flagged figure (e.g. above its speed-of-light bound): marked by CSS, the reason as its title.
+      if (c.flag && r[c.flag]) {
+        td.classList.add("lb-flagged");
+        td.title = r[c.flag];
+      } else if (c.note && r[c.note]) {
+        // the bound's note: "unknown" where there is no bound, else the figure marked by CSS (" *", so the
+        // cell's text stays the number the CSV has); why as its title
+        const v = value(r, c);
+        td.classList.add("lb-noted", ...(v === null || v === undefined ? ["lb-unknown"] : []));
+        td.title = UI.boundNote(r[c.note]);
+      }
+      row.append(td);
+    }
+    return row;
+  }
+
+  // The whole selection, every column, as the table sorts it; formulas from data are defused.
+  function download() {
+    const quote = (v) => {
+      let s = v === null || v === undefined ? "" : String(v);
+      if (/^[=+\-@\t\r]/.test(s) && isNaN(Number(s))) s = "'" + s; // no spreadsheet formulas from data
+      return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+    };
+    const lines = [opts.columns.map((c) => quote(colLabel(c))).join(",")];
+    for (const r of sortedRows()) lines.push(opts.columns.map((c) => quote(value(r, c))).join(","));
+    const blob = new Blob([lines.join("\r\n") + "\r\n"], { type: "text/csv;charset=utf-8" });
+    const a = el("a", { href: URL.createObjectURL(blob), download: "llmbench-runs.csv" });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  }
+  if (opts.download) opts.download.addEventListener("click", download);
+
+  return {
+    draw(next) {
+      rows = next;
+      render();
+    },
+    /** A new price: the cost column's header and cells (its order does not change: cost is proportional). */
+    setPrice(v) {
+      price = v;
+      if (!tbody) return;
+      cols.forEach((c, i) => {
+        if (c.derived) headers[i].querySelector(".lb-sort").textContent = colLabel(c);
+      });
+      drawRows();
+    },
+    /** The window was resized: 70vh comes from the CSS again at the next drawing. */
+    resized: () => (boxHeight = 0),
+    /** The whole selection as the table shows it (sorted, formatted): what a reader reaches by scrolling. */
+    tableText: () => ({
+      head: (cols || []).map(colLabel),
+      rows: sorted.map((r) => cols.map((c) => (c.card ? String(r[c.key] ?? "") : cellText(r, c)))),
+    }),
+  };
+}

@@ -1,0 +1,311 @@
+"""The page script's pure modules (docs/assets/js: state/filter.js, data/crossfilter.js, calc/compare.js,
+format.js) run under node and agree with their Python twins on the same cases: the URL query the build
+writes (site_gen.markers.presets, urlencode), the rows a filter keeps (site_gen.dimensions.mask and
+LIMITS), compare mode's matched configurations (site_gen.compare.matched), the cost column
+(site_gen.latency_views.cost_per_million_tokens); and hand-worked cases for counts, geomean and formats.
+
+node imports the modules as they are (ES modules, copied beside a package.json saying so): no bundler.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
+
+import pandas as pd
+import pytest
+
+from site_gen import compare, dimensions, latency_views
+
+Node = Callable[..., list]  # node(jobs, lang=None) -> each job's result
+JS = Path(__file__).resolve().parents[2] / "docs" / "assets" / "js"
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+
+# What the driver runs: each job names a module, an export (or a JS function of the module and the
+# arguments, for a call that needs more than one export) and its arguments; results come back as JSON
+# (typed arrays as lists, undefined as null).
+DRIVER = """
+const jobs = JSON.parse(require("fs").readFileSync(0, "utf8"));
+(async () => {
+  const out = [];
+  for (const [module, name, args] of jobs) {
+    const m = await import("./js/" + module);
+    const f = name.includes("=>") ? new Function("return " + name)() : (...a) => m[name](...a);
+    out.push(await (name.includes("=>") ? f(m, ...args) : f(...args)));
+  }
+  const plain = (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v === undefined ? null : v);
+  process.stdout.write(JSON.stringify(out, plain));
+})().catch((e) => { console.error(e); process.exit(1); });
+"""
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory: pytest.TempPathFactory) -> Node:
+    """run(jobs, lang=None) -> results: the modules imported under node (as lang's page, when given)."""
+    work = tmp_path_factory.mktemp("js")
+    shutil.copytree(JS, work / "js")
+    (work / "js" / "package.json").write_text('{"type": "module"}')
+
+    def run(jobs: list, lang: str | None = None) -> list:
+        pre = f"globalThis.LLMBENCH_I18N = {{lang: {json.dumps(lang)}, ui: {{}}}};" if lang else ""
+        script = work / f"driver-{lang or 'en'}.cjs"
+        script.write_text(pre + DRIVER)
+        proc = subprocess.run(
+            ["node", str(script)],
+            input=json.dumps(jobs),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=work,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    return run
+
+
+DIMS = [d.as_json() for d in dimensions.DIMENSIONS if d.key in ("gpu", "precision", "tp")]
+LIMITS = [lim.as_json() for lim in dimensions.LIMITS]
+
+
+def test_filter_state_reads_the_query_the_build_writes_and_writes_it_back(node: Node) -> None:
+    pairs = [("gpu", "H200 SXM 141GB"), ("gpu", "A100 SXM4 80GB"), ("precision", "FP8")]
+    query = "?" + urlencode(pairs)  # site_gen.markers.presets' href
+    keys = DIMS + LIMITS
+    hostile = "?gpu=%3Cimg%3E&tpot_max=0x10&ttft_max=50&ttft_max=60&user_min=1e308&other=1"
+    state, back, defaults, cleared, bad, other = node(
+        [
+            ["state/filter.js", "stateFromQuery", [keys, query, {}]],
+            [
+                "state/filter.js",
+                "queryFromState",
+                [DIMS, {"gpu": ["H200 SXM 141GB", "A100 SXM4 80GB"], "precision": ["FP8"]}, {}],
+            ],
+            ["state/filter.js", "stateFromQuery", [keys, "?unrelated=1", {"gpu": ["H200 SXM 141GB"]}]],
+            ["state/filter.js", "queryFromState", [DIMS, {}, {"gpu": ["H200 SXM 141GB"]}]],
+            ["state/filter.js", "stateFromQuery", [keys, hostile, {}]],
+            ["state/filter.js", "withOtherParams", ["?gpu=A", DIMS, "?gpu=B&price=2.5"]],
+        ]
+    )
+    assert state == {"gpu": ["H200 SXM 141GB", "A100 SXM4 80GB"], "precision": ["FP8"]}
+    assert parse_qsl(back[1:]) == pairs
+    assert defaults == {"gpu": ["H200 SXM 141GB"]}  # no filter in the URL: the scope's defaults
+    assert cleared == "?gpu=*"  # a default the reader cleared is written as "all", not dropped
+    # values are text (escaped where shown); a limit takes its first plain decimal only
+    assert bad == {"gpu": ["<img>"], "ttft_max": ["50"]}
+    assert other == "?gpu=A&price=2.5"
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "price"),
+    [
+        ("2", 2, 2),
+        ("2.5", 2.5, 2.5),
+        (".5", 0.5, 0.5),
+        (" 7 ", 7, 7),
+        ("1001", 1001, None),
+        ("0x10", None, None),
+        ("1e3", None, None),
+        ("Infinity", None, None),
+        ("-1", None, None),
+        ("", None, None),
+    ],
+)
+def test_limit_and_price_text(node: Node, text: str, limit: float | None, price: float | None) -> None:
+    got = node([["state/filter.js", "limitValue", [text]], ["state/filter.js", "priceValue", [text]]])
+    assert got == [limit, price]
+
+
+RUNS = [  # hand-worked in the docstring of the counts test
+    {"gpu": "H200", "gpu_order": 2, "precision": "FP8", "precision_order": 1, "tp": 1, "tpot_ms_avg": 10.0},
+    {"gpu": "H200", "gpu_order": 2, "precision": "FP16", "precision_order": 2, "tp": 2, "tpot_ms_avg": 30.0},
+    {"gpu": "A100", "gpu_order": 1, "precision": "FP16", "precision_order": 2, "tp": 1, "tpot_ms_avg": None},
+    {"gpu": "A100", "gpu_order": 1, "precision": "FP16", "precision_order": 2, "tp": 2, "tpot_ms_avg": 20.0},
+    {"gpu": "B200", "gpu_order": 3, "precision": "FP4", "precision_order": 0, "tp": 8, "tpot_ms_avg": 5.0},
+]
+
+
+FILTER = (
+    "(m, rows, dims, limits, state) => { const ix = m.createIndex(rows, dims, limits); "
+    "return {values: ix.values, ...ix.filter(state)}; }"
+)
+
+
+def _filter(node, state: dict) -> dict:
+    return node([["data/crossfilter.js", FILTER, [RUNS, DIMS, LIMITS, state]]])[0]
+
+
+def test_option_counts_are_each_dimension_under_the_other_filters(node: Node) -> None:
+    """gpu = H200 and tpot_max = 25: kept is run 0 only (run 1 is over 25 ms, runs 2-4 are other GPUs).
+    GPU counts ignore the GPU filter but keep the limit: H200 1 (run 0), A100 1 (run 3; run 2 has no
+    TPOT), B200 1 (run 4). Precision counts keep both: FP8 1; FP16 0 (run 1 over the limit); FP4 0.
+    TP: 1 → 1, 2 → 0, 8 → 0. Missing: 0 (run 2 lacks TPOT but is an A100, out by the GPU filter anyway)."""
+    got = _filter(node, {"gpu": ["H200"], "tpot_max": ["25"]})
+    assert got["values"] == {
+        "gpu": ["A100", "H200", "B200"],
+        "precision": ["FP4", "FP8", "FP16"],
+        "tp": ["1", "2", "8"],
+    }
+    assert got["counts"] == {"gpu": [1, 1, 1], "precision": [0, 1, 0], "tp": [1, 0, 0]}
+    assert [r["gpu"] + r["precision"] for r in got["rows"]] == ["H200FP8"]
+    assert got["missing"] == 0 and got["limited"] is True
+    # no gpu filter: run 2 (an A100 without TPOT) is the one a limit hides for want of its figure
+    assert _filter(node, {"tpot_max": ["25"]})["missing"] == 1
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {},
+        {"gpu": ["H200"]},
+        {"gpu": ["H200", "A100"], "precision": ["FP16"]},
+        {"precision": ["FP4"], "tp": ["8", "1"]},
+        {"gpu": ["nope"]},
+        {"tpot_max": ["20"]},
+        {"gpu": ["A100"], "tpot_max": ["20"]},
+    ],
+)
+def test_rows_and_counts_equal_pythons_mask(node: Node, state: dict) -> None:
+    df = pd.DataFrame(RUNS)
+    got = _filter(node, state)
+    dims = {k: v for k, v in state.items() if k in {d["key"] for d in DIMS}}
+
+    def kept(filters: dict) -> pd.Series:
+        m = dimensions.mask(df, filters)
+        for lim in dimensions.LIMITS:
+            if lim.key in state:
+                v, col = float(state[lim.key][0]), df[lim.column]
+                m &= col.le(v) if lim.bound == "max" else col.ge(v)  # NaN fails either way
+        return m
+
+    assert len(got["rows"]) == int(kept(dims).sum())
+    for d in DIMS:
+        others = {k: v for k, v in dims.items() if k != d["key"]}
+        for value, n in zip(got["values"][d["key"]], got["counts"][d["key"]], strict=True):
+            assert n == int(kept({**others, d["key"]: [value]}).sum()), (d["key"], value)
+
+
+def _compare_rows() -> list[dict]:
+    base = {
+        "model_name": "M",
+        "workload": "128/128",
+        "pp": 1,
+        "ep": 1,
+        "publisher": "P",
+        "engine": "tensorrt-llm",
+        "engine_version": "1.0",
+        "source_kind": "published",
+        "precision_order": 1,
+        "workload_order": 1,
+        "version_key": 1,
+        "pct_of_bound": 50.0,
+    }
+    rows = []
+    for i, (gpu, precision, tp, metric) in enumerate(
+        [
+            ("H200", "FP8", 1, 100.0),
+            ("H200", "FP8", 1, 120.0),
+            ("A100", "FP8", 1, 60.0),
+            ("H200", "FP16", 2, 80.0),
+            ("A100", "FP16", 2, 20.0),
+            ("A100", "FP16", 4, 30.0),
+            ("H200", "FP4", 8, 500.0),
+            ("B200", "FP4", 8, 900.0),
+        ]
+    ):
+        rows.append(
+            {
+                **base,
+                "run_id": f"r{i}",
+                "gpu": gpu,
+                "precision": precision,
+                "tp": tp,
+                "output_tps_per_gpu": metric,
+            }
+        )
+    rows.append(
+        {**rows[2], "run_id": "over", "output_tps_per_gpu": 999.0, "pct_of_bound": 140.0}
+    )  # above its bound
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "free"),
+    [
+        ("H200", "A100", ""),
+        ("A100", "H200", ""),
+        ("H200", "B200", ""),
+        ("H200", "A100", "precision"),
+        ("H200", "nope", ""),
+    ],
+)
+def test_compare_pairs_equal_pythons_matched(node: Node, a: str, b: str, free: str) -> None:
+    rows = _compare_rows()
+    cfg = {"metric": compare.METRIC, "excluded_kinds": list(compare.EXCLUDED_KINDS), "max_pct_of_bound": 100}
+    opts = {"by": "gpu", "a": a, "b": b, "match": list(compare.MATCH), "metric": compare.METRIC, "free": free}
+    (pairs,) = node(
+        [["calc/compare.js", "(m, rows, cfg, opts) => m.pairs(m.usable(rows, cfg), opts)", [rows, cfg, opts]]]
+    )
+    where = {"free": free} if free else None
+    assert len(pairs) == compare.matched(pd.DataFrame(rows), "gpu", a, b, where)
+    if (a, b, free) == ("H200", "A100", ""):
+        # FP8 TP1: H200's best is r1 (120 > 100); A100's r2 (60), not "over" (above its bound).
+        # FP16 TP2: r3 against r4.
+        assert [(p["a"]["run_id"], p["b"]["run_id"]) for p in pairs] == [("r1", "r2"), ("r3", "r4")]
+
+
+def test_geomean_hand_worked(node: Node) -> None:
+    got = node(
+        [
+            ["calc/compare.js", "geomean", [[2, 8]]],
+            ["calc/compare.js", "geomean", [[]]],
+            ["calc/compare.js", "geomean", [[1.5]]],
+        ]
+    )
+    assert got[0] == pytest.approx(4.0, rel=1e-15) and got[1] is None and got[2] == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize(
+    ("price", "gpus", "tps"), [(2.0, 1, 1000.0), (2.5, 8, 12345.6), (0.0, 4, 1.0), (1000, 1, 3.0)]
+)
+def test_cost_per_million_equals_python(node: Node, price: float, gpus: int, tps: float) -> None:
+    (got,) = node([["format.js", "costPerMillion", [price, gpus, tps]]])
+    assert got == pytest.approx(latency_views.cost_per_million_tokens(price, gpus, tps), rel=1e-15)
+
+
+def test_cost_column_hand_worked_and_without_a_figure(node: Node) -> None:
+    # $2/GPU-hour, 1 GPU, 1000 tok/s: 2 / 3,600,000 tokens × 10^6 = $0.5556 per million
+    run = {"output_tps": 1000.0, "n_gpus": 1}
+    got = node(
+        [
+            ["format.js", "runCost", [run, 2]],
+            ["format.js", "runCost", [{**run, "output_tps": None}, 2]],
+            ["format.js", "runCost", [{**run, "n_gpus": 0}, 2]],
+        ]
+    )
+    assert got[0] == pytest.approx(5 / 9, rel=1e-15) and got[1:] == [None, None]
+    assert math.isclose(got[0], latency_views.cost_per_million_tokens(2, 1, 1000.0))
+
+
+FMT, TOOLTIP = "format.js", "(m, spec, v) => m.tooltipFormat(spec)(v)"
+
+
+def test_number_formats_in_english_and_korean(node: Node) -> None:
+    jobs = [
+        ["format.js", "cell", [1234.56, True]],
+        ["format.js", "cell", [None, True]],
+        ["format.js", "cell", ["<b>", False]],
+        ["format.js", "(m, v) => m.COST.format(v)", [5 / 9]],
+        [FMT, TOOLTIP, [",.1f", 1234.56]],
+        [FMT, TOOLTIP, [".0f", 1234.56]],
+        [FMT, TOOLTIP, ["%", 0.5]],
+    ]
+    assert node(jobs) == ["1,234.6", "–", "<b>", "0.5556", "1,234.6", "1235", "0.5"]
+    # Korean groups digits as English does; the formatters follow <html lang> / the catalogue's language
+    assert node(jobs[:1], lang="ko") == ["1,234.6"]
+    assert node([["format.js", "cell", [1234.56, True]]], lang="de") == ["1.234,6"]
