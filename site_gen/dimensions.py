@@ -41,6 +41,9 @@ class Dimension:
     numeric: bool = False  # values sort as numbers
     sort_column: str | None = None  # column giving the display order (GPU year, version key)
     help: str = ""
+    # a URL that names other filters but not this one keeps this one's default (not "all"): a hand-written
+    # ?gpu=L40S must not turn the estimates on; "?kind=*" still chooses every kind
+    keep_default: bool = False
 
     def as_json(self) -> dict:
         return asdict(self)
@@ -84,6 +87,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
         " (NVIDIA, KISTI, ...), each cited on its run card; “modelled”: an estimate of AIConfigurator's"
         " performance model, never a measurement, off unless ticked (its run card gives its measured error"
         " band). Only the explorer pages carry estimates (site_gen.estimates).",
+        keep_default=True,
     ),
     Dimension("source", "Source", "publisher", help="Who measured or published the numbers."),
 )

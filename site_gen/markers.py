@@ -391,7 +391,7 @@ class Page:
         if self._with_estimates and est is not None and not est.empty:
             mine = est[mask(est, mk.filters)]
             if not mine.empty:
-                # the switch: "Source kind" starts at every kind but the estimates' (llmbench.js keeps a
+                # the switch: "Source kind" starts at every kind but the estimates' (the page script keeps a
                 # changed choice in the URL; docs/reference/estimates.md says what a hand-made URL does)
                 shown = estimates_after(sub, mine)
                 defaults = {"kind": sorted(set(sub["source_kind"].astype(str)))}
@@ -468,7 +468,9 @@ class Page:
         return self.site.render(
             "runcard.html.j2",
             cards=json.dumps({"src": [self._rel(f"{DATA_DIR}/{k}.js") for k in keys], "key": keys}),
-            sections=json.dumps(card_sections(self.site.cat), ensure_ascii=False),
+            sections=json.dumps(
+                card_sections(self.site.cat, [*CARD_SECTIONS, CITE_SECTION]), ensure_ascii=False
+            ),
             repo=self.site.repo_url.rstrip("/"),
             branch=self.site.repo_branch,
             explorer=self._rel(self.root + "explorer.html"),
@@ -742,7 +744,7 @@ def table_columns(columns: Any, cat: i18n.Catalogue | None = None) -> list[dict[
 
 # The run card's sections: (section key, [column, ...]); a field without a value is left out. Titles and
 # labels live in the catalogue (site_gen/i18n/<lang>.yaml, ``card.sections`` and ``card.fields``), so the
-# Korean card is Korean; llmbench.js knows no field.
+# Korean card is Korean; the page script (views/run-card.js) knows no field.
 CARD_SECTIONS: list[tuple[str, list[str]]] = [
     # first, so that an estimate's card says so before any figure (fields only estimates have)
     ("estimate", [
@@ -776,8 +778,8 @@ CARD_SECTIONS: list[tuple[str, list[str]]] = [
     ]),
     ("reproduce", ["command", "source_commands", "notes"]),
 ]  # fmt: skip
-# "Cite this" (site_gen.cite): in the run cards' data file already, as templates with "{run_id}" where
-# the run's id goes; not a card section until the page script puts the id in (it would show "{run_id}").
+# "Cite this" (site_gen.cite): in the run cards' data file as templates with "{run_id}" where the run's id
+# goes; the page script (views/run-card.js) puts the id in. Last, after Reproduce.
 CITE_SECTION: tuple[str, list[str]] = ("cite", ["cite_text", "cite_bibtex"])
 
 

@@ -101,6 +101,26 @@ def test_filter_state_reads_the_query_the_build_writes_and_writes_it_back(node: 
     assert other == "?gpu=A&price=2.5"
 
 
+def test_a_url_not_naming_the_source_kind_keeps_the_estimates_off(node: Node) -> None:
+    """Issue 28: "kind" keeps its default (every kind but "modelled") when a hand-written URL names other
+    filters only; "?kind=*" is every kind, estimates included; a dimension without keep_default is "all"."""
+    from site_gen.dimensions import DIMENSIONS
+
+    keys = [d.as_json() for d in DIMENSIONS]
+    assert next(d for d in keys if d["key"] == "kind")["keep_default"] is True
+    defaults = {"kind": ["measured", "published"], "gpu": ["H200"]}
+    hand, star, named = node(
+        [
+            ["state/filter.js", "stateFromQuery", [keys, "?gpu=L40S", defaults]],
+            ["state/filter.js", "stateFromQuery", [keys, "?gpu=L40S&kind=*", defaults]],
+            ["state/filter.js", "stateFromQuery", [keys, "?kind=modelled", defaults]],
+        ]
+    )
+    assert hand == {"gpu": ["L40S"], "kind": ["measured", "published"]}
+    assert star == {"gpu": ["L40S"]}
+    assert named == {"kind": ["modelled"]}
+
+
 @pytest.mark.parametrize(
     ("text", "limit", "price"),
     [

@@ -25,6 +25,14 @@ export function runCost(run, price) {
   return run.output_tps > 0 && run.n_gpus >= 1 ? costPerMillion(price ?? 0, run.n_gpus, run.output_tps) : null;
 }
 
+// A figure read alone (a run card's field, a tooltip without a format of its own): at least 3 significant
+// digits below 100, so a small rate keeps its value (13.8 tok/s / 1,024 tokens = 0.0135 requests/s, not 0).
+const SMALL = new Intl.NumberFormat(LOCALE, { maximumSignificantDigits: 3 });
+export function figure(v) {
+  const n = Number(v);
+  return Math.abs(n) >= 100 || n === 0 || !Number.isFinite(n) ? NUMBER.format(n) : SMALL.format(n);
+}
+
 /** A table cell's text: "–" for no value, a number in the page's language, or the value as text. */
 export function cell(v, numeric) {
   if (v === null || v === undefined) return "–";
@@ -32,10 +40,12 @@ export function cell(v, numeric) {
   return NUMBER.format(Number(v));
 }
 
-/** A formatter for a d3-format spec of the build's tooltips (",.1f", ".0f"); other specs pass text through. */
+/** A formatter for a d3-format spec of the build's tooltips (",.1f", ".0f", "d"); other specs give figure(). */
 export function tooltipFormat(spec) {
+  if (spec === "d") return (v) => COUNT.format(Math.round(Number(v)));
   const m = /^(,?)\.(\d+)f$/.exec(spec || "");
-  if (!m) return (v) => String(v);
+  // another spec (or none): a number as a figure (never a raw float such as 0.073915894060784), text as is
+  if (!m) return (v) => (typeof v === "number" ? figure(v) : String(v));
   const digits = Number(m[2]);
   const f = new Intl.NumberFormat(LOCALE, {
     useGrouping: !!m[1], minimumFractionDigits: digits, maximumFractionDigits: digits,

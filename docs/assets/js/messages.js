@@ -22,6 +22,7 @@ export const UI = {
   noMetric: say("noMetric"),
   sample: (max, n) => say("sample", { max, n }),
   count: (n, total) => say("count", { n, total }),
+  countEstimates: (n) => say("countEstimates", { n }),
   all: say("all"),
   allValue: say("allValue"),
   selected: (n) => say("selected", { n }),

@@ -15,6 +15,10 @@ import { setRows } from "../views/chart.js";
 
 /** hooks: {charts, cardHref(root, id), measured(kind, ms)}. Returns the scope's controller at once;
  * controller.ready resolves when the bar, table and first-screen charts are drawn. */
+// Runs among rows: an estimate (source kind "modelled", issue 28) is shown when asked for but never counted
+// as a run.
+const countRuns = (rows) => rows.reduce((n, r) => (r.source_kind === "modelled" ? n : n + 1), 0);
+
 export function mountScope(root, ownsUrl, hooks) {
   const barNode = root.querySelector(".lb-filterbar");
   const dims = json(barNode, "data-lb-dims", []);
@@ -49,7 +53,11 @@ export function mountScope(root, ownsUrl, hooks) {
     const result = index.filter(state);
     rows = result.rows;
     bar.sync(state, result.counts, index.index);
-    summary.draw({ shown: rows.length, total: index.all.length, missing: result.missing, limited: result.limited });
+    // "N of M runs" counts runs: an estimate (source kind "modelled") is never a run (issue 28)
+    summary.draw({
+      shown: countRuns(rows), total: countRuns(index.all), estimates: rows.length - countRuns(rows),
+      missing: result.missing, limited: result.limited,
+    });
     if (table) table.draw(rows);
   }
 

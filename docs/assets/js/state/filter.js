@@ -14,6 +14,8 @@ export function stateFromQuery(keys, search, defaults) {
     let values = params.getAll(d.key).filter((v) => v !== "*");
     if (d.bound) values = values.slice(0, 1).filter((v) => limitValue(v) !== null);
     if (values.length) state[d.key] = values;
+    // a dimension the URL does not name keeps its default when it asks to (the estimates stay off)
+    else if (d.keep_default && !params.has(d.key) && defaults[d.key]) state[d.key] = defaults[d.key].slice();
   }
   return state;
 }

@@ -5,12 +5,14 @@
 
 import { el, json, webUrl } from "../dom.js";
 import { UI } from "../messages.js";
-import { NUMBER } from "../format.js";
+import { figure } from "../format.js";
+
+const CITE = new Set(["cite_text", "cite_bibtex"]);
 
 function cardValue(key, v) {
   if (key === "bound_note") return UI.boundNote(v);
   if (typeof v === "boolean") return v ? UI.yes : UI.no;
-  if (typeof v === "number") return NUMBER.format(v);
+  if (typeof v === "number") return figure(v);
   return String(v);
 }
 
@@ -51,9 +53,11 @@ export function showCard(node, id, run, pageUrl) {
       if (v === null || v === undefined || v === "") continue;
       const dd = el("dd");
       const link = key === "file" ? fileUrl : key === "source_url" || key === "site_url" ? webUrl(v) : null;
-      if (key === "command" || key === "extra_options") {
+      if (key === "command" || key === "extra_options" || CITE.has(key)) {
+        // "cite this" is stored once per file with "{run_id}" where the run's id goes (site_gen.cite)
+        const text = CITE.has(key) ? String(v).split("{run_id}").join(run.run_id) : String(v);
         const pre = el("pre");
-        pre.append(el("code", {}, String(v)));
+        pre.append(el("code", {}, text));
         dd.append(pre);
       } else if (link) dd.append(el("a", { href: link, rel: "noopener" }, String(v)));
       else dd.textContent = cardValue(key, v);

@@ -1,5 +1,6 @@
 // views/summary.js: a scope's "N of M runs" line and the note on runs a latency limit hides.
-// In: draw({shown, total, missing, limited}). Out: none. Side effects: the scope's .lb-count, .lb-limit-note.
+// In: draw({shown, total, estimates, missing, limited}): runs, and the estimates shown beside them.
+// Out: none. Side effects: the scope's .lb-count, .lb-limit-note.
 
 import { UI } from "../messages.js";
 import { COUNT } from "../format.js";
@@ -8,12 +9,14 @@ export function mountSummary(root) {
   const count = root.querySelector(".lb-count");
   const note = root.querySelector(".lb-limit-note");
   return {
-    draw({ shown, total, missing, limited }) {
+    draw({ shown, total, estimates = 0, missing, limited }) {
       if (note) {
         note.hidden = !limited;
         note.textContent = limited ? UI.limitHidden(COUNT.format(missing)) : "";
       }
-      if (count) count.textContent = UI.count(COUNT.format(shown), COUNT.format(total));
+      if (count)
+        count.textContent =
+          UI.count(COUNT.format(shown), COUNT.format(total)) + (estimates ? UI.countEstimates(COUNT.format(estimates)) : "");
     },
   };
 }
