@@ -53,18 +53,15 @@ def test_a_table_row_opens_its_run_card_with_the_result_files_figures(
     # the commands the source page gives, one per line, the markup in one of them shown as text
     commands = page.locator(".lb-card-fields dt:text-is('Commands the source page gives') + dd")
     assert commands.inner_text().split("\n") == [FIXTURE_COMMANDS[0], f"{FIXTURE_COMMANDS[1]} {XSS}"]
-    # "cite this" (site_gen.cite): in the page's data as templates; the run's id fills the permalink,
-    # which leads back to this very card
-    rows = page.evaluate(
-        """async () => { const src = document.querySelector('.lb-runcard').dataset.lbSrc;
-            const text = await (await fetch(src)).text(); return text; }"""
-    )
-    template = "Fixture Lab (2026-01-15). fixture Fixture Lab. llmbench run {run_id}: "
-    assert template in rows
-    start = rows.index(template) + len(template)
-    permalink = rows[start : rows.index('"', start)].replace("{run_id}", run_id)
+    # "cite this" (site_gen.cite): stored once per file as templates, shown with this run's id put in; the
+    # permalink leads back to this very card
+    cite = page.locator(".lb-card-fields dt:text-is('Plain text') + dd").inner_text()
+    template = "Fixture Lab (2026-01-15). fixture Fixture Lab. llmbench run "
+    assert cite.startswith(template + run_id + ": ") and "{run_id}" not in cite
+    permalink = cite.split(": ", 1)[1].split()[0].rstrip(".")
     assert urlparse(permalink).path.endswith("/runs.html") and urlparse(permalink).fragment == run_id
-    assert "@misc{llmbench-{run_id},\\n  author = {{Fixture Lab}}," in rows
+    bibtex = page.locator(".lb-card-fields dt:text-is('BibTeX') + dd").inner_text()
+    assert bibtex.startswith(f"@misc{{llmbench-{run_id},\n  author = {{{{Fixture Lab}}}},")
     file_link = page.get_attribute(".lb-card-fields a:text('a/20260115-h200.yaml')", "href")
     assert file_link.endswith("/blob/main/results/a/20260115-h200.yaml")
     report = urlparse(page.get_attribute(".lb-report", "href"))

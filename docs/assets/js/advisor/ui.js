@@ -1,4 +1,5 @@
-// advisor/ui.js: the advisor page's form, answer, ranked table, price table and per-interactivity table.
+// advisor/ui.js: the advisor page's form, answer, ranked table and price table (the per-interactivity
+// tables: advisor/frontier.js).
 // In: the placeholder element (data-src, data-key, data-card, data-planner, data-words, data-lang) and
 // the window. Out: mountAdvisor returns its teardown. Side effects: loads the data file with a classic
 // <script> (the same on every server), writes the page address with history.replaceState. Every string
@@ -6,6 +7,12 @@
 
 import * as logic from "./logic.js";
 import { number, readState, writeState } from "./url.js";
+import { el, fill, say, configLabel } from "./html.js";
+import { frontierStamp, renderFrontier } from "./frontier.js";
+import { readPrices, renderPrices } from "./prices.js";
+import { choicesOf, defaultsOf, query } from "./model.js";
+
+export { configLabel };
 
 const loading = new Map(); // data key -> Promise of the payload, kept across instant navigation
 
@@ -24,70 +31,12 @@ function loadData(win, src, key) {
   return loading.get(key);
 }
 
-function el(doc, tag, attrs, children) {
-  const e = doc.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v == null || v === false) continue;
-    if (k === "text") e.textContent = v;
-    else e.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const c of children || []) if (c != null) e.append(c);
-  return e;
-}
 
 const MAX_ROWS = 20; // ranked rows shown at first ("Show all" for the rest): fewer numbers on first sight
-const MAX_FRONTIER = 15; // frontier-table rows: the largest areas under the frontier
 
-function fill(node, ...kids) {
-  node.replaceChildren(...kids.filter((k) => k != null)); // replaceChildren(null) would write "null"
-}
 
-function say(words, key, values) {
-  let t = words[key] == null ? key : words[key];
-  for (const [k, v] of Object.entries(values || {})) t = t.split("{" + k + "}").join(String(v));
-  return t;
-}
 
-export function configLabel(c) {
-  return `${c.gpu} ×${c.n_gpus} · TP${c.tp}/PP${c.pp}/EP${c.ep || 1} · ${c.precision} · ${c.engine} ${c.version}` +
-    ` · ${c.publisher}`;
-}
 
-function configKey(c) {
-  return [c.gpu, c.n_gpus, c.tp, c.pp, c.ep || 1, c.precision, c.engine, c.version, c.publisher].join("~");
-}
-
-// The opening model: the one with the most measured points (the best-covered question), then by name.
-function defaultsOf(data) {
-  const points = new Map();
-  for (const c of data.curves) points.set(c.model, (points.get(c.model) || 0) + c.c.length);
-  const model = [...points].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map((e) => e[0])[0] || "";
-  const prices = {};
-  for (const p of data.prices) prices[p.gpu] = p.usd;
-  return { model, ttft: 2000, tpot: 100, user: 10, demand: 10000, prices };
-}
-
-function choicesOf(data) {
-  const models = [...new Set(data.curves.map((c) => c.model))].sort();
-  const gpus = [...new Set([...data.curves.map((c) => c.gpu), ...data.prices.map((p) => p.gpu)])].sort();
-  const workloads = (m) => [...new Set(data.curves.filter((c) => c.model === m).map((c) => c.isl + "/" + c.osl))]
-    .sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
-  return { models, gpus, workloads };
-}
-
-function query(s) {
-  const [isl, osl] = s.wl.split("/").map(Number);
-  return {
-    model: s.model, isl, osl,
-    limits: {
-      ttft_ms: s.ttft, ttft_pct: s.pct,
-      tpot_ms: s.lk === "tpot" ? s.tpot : null,
-      user_min: s.lk === "user" ? s.user : null,
-    },
-    demand: s.demand, demand_kind: s.dk, prices: s.prices,
-    n_gpus: s.n, tp: s.tp, ep: s.ep,
-  };
-}
 
 export function mountAdvisor(root, win) {
   const doc = win.document, ctl = new AbortController(), on = { signal: ctl.signal };
@@ -185,38 +134,7 @@ export function mountAdvisor(root, win) {
     }
 
     function drawPrices() {
-      const s = state, rows = [];
-      const seen = new Set(data.curves.filter((c) => c.model === s.model).map((c) => c.gpu));
-      const src = Object.fromEntries(data.prices.map((p) => [p.gpu, p]));
-      for (const gpu of choices.gpus.filter((g) => seen.has(g) || src[g])) {
-        const p = src[gpu];
-        const cite = p
-          ? el(doc, "span", {}, [el(doc, "a", { href: p.url, rel: "noopener", text: p.source }), " (" + p.date + ", $" + p.usd + ")"])
-          : el(doc, "span", { class: "lb-advisor-muted", text: t("noDefault") });
-        const box = el(doc, "input", {
-          type: "text", inputmode: "decimal", size: 6, "data-gpu": gpu, "aria-label": t("priceUsd") + " " + gpu,
-          value: s.prices[gpu] == null ? "" : String(s.prices[gpu]),
-        });
-        rows.push(el(doc, "tr", {}, [el(doc, "th", { scope: "row", text: gpu }), el(doc, "td", {}, [box]), el(doc, "td", {}, [cite])]));
-      }
-      prices.replaceChildren(
-        el(doc, "h2", { text: t("prices") }),
-        el(doc, "div", { class: "lb-advisor-scroll" }, [el(doc, "table", {}, [
-          el(doc, "thead", {}, [el(doc, "tr", {}, [el(doc, "th", { scope: "col", text: t("priceGpu") }),
-            el(doc, "th", { scope: "col", text: t("priceUsd") }), el(doc, "th", { scope: "col", text: t("priceSource") })])]),
-          el(doc, "tbody", {}, rows)])]),
-        el(doc, "button", { type: "button", class: "md-button lb-advisor-reset", text: t("reset") }),
-      );
-    }
-
-    function readPrices(bad) {
-      const out = {};
-      for (const box of prices.querySelectorAll("input[data-gpu]")) {
-        const r = number(box.value);
-        if (r.bad) bad.push([box.dataset.gpu, box.value]);
-        else if (r.value != null) out[box.dataset.gpu] = r.value;
-      }
-      return out;
+      renderPrices(prices, { doc, t, curves: data.curves, prices: data.prices, gpus: choices.gpus, state });
     }
 
     function cardLink(ids) {
@@ -313,56 +231,10 @@ export function mountAdvisor(root, win) {
     }
 
     function drawFrontier() {
-      const s = state, q = query(s);
-      // the table depends on the model, workload, filters and baseline only, not on the limits or prices
-      const stamp = JSON.stringify([s.model, s.wl, s.n, s.tp, s.ep, s.base]);
+      const stamp = frontierStamp(state);
       if (stamp === drawnFrontier) return;
       drawnFrontier = stamp;
-      const all = logic.matching(data.curves, q), keyOf = all.map(configKey);
-      const aucs = all.map((c) => logic.frontierAuc(logic.frontier(c)));
-      // the largest areas first, at most MAX_FRONTIER rows (the baseline always among them)
-      let order = all.map((_, i) => i).sort((a, b) => aucs[b] - aucs[a] || (keyOf[a] < keyOf[b] ? -1 : 1));
-      const pinned = keyOf.indexOf(s.base);
-      order = order.slice(0, MAX_FRONTIER);
-      if (pinned >= 0 && !order.includes(pinned)) order[order.length - 1] = pinned;
-      const cs = order.map((i) => all[i]);
-      const table = logic.frontierTable(cs, data.buckets);
-      if (!cs.length || !table.buckets.length) {
-        front.replaceChildren(el(doc, "h2", { text: t("frontierTitle") }), el(doc, "p", { text: t("noFrontier") }));
-        return;
-      }
-      const keys = cs.map(configKey);
-      const b = keys.indexOf(s.base) >= 0 ? keys.indexOf(s.base) : 0;
-      const headRow = (first) => el(doc, "tr", {}, [el(doc, "th", { scope: "col", text: first }),
-        ...table.buckets.map((x) => el(doc, "th", { scope: "col", class: "lb-num", text: x + " tok/s/user" })),
-        el(doc, "th", { scope: "col", class: "lb-num", text: t("auc") })]);
-      const rows = cs.map((c, i) => el(doc, "tr", {}, [el(doc, "th", { scope: "row", text: configLabel(c) }),
-        ...table.cells[i].map((v, k) => {
-          const best = table.best[k] === i;
-          return el(doc, "td", { class: "lb-num" + (best ? " lb-advisor-top" : ""), title: best ? t("best") : null,
-            text: v == null ? "–" : nf(0).format(v) + (best ? " ★" : "") });
-        }),
-        el(doc, "td", { class: "lb-num", text: nf(0).format(table.auc[i]) })]));
-      const adv = cs.map((c, i) => el(doc, "tr", {}, [el(doc, "th", { scope: "row", text: configLabel(c) }),
-        ...table.cells[i].map((v, k) => {
-          const base = table.cells[b][k];
-          return el(doc, "td", { class: "lb-num", text: v == null || base == null ? "–" : nf(2).format(v / base) + "×" });
-        }),
-        el(doc, "td", { class: "lb-num", text: table.auc[b] > 0 ? nf(2).format(table.auc[i] / table.auc[b]) + "×" : "–" })]));
-      const pick = el(doc, "select", { name: "base" });
-      cs.forEach((c, i) => pick.append(el(doc, "option", { value: keys[i], text: configLabel(c), selected: i === b })));
-      fill(front,
-        el(doc, "h2", { text: t("frontierTitle") }),
-        el(doc, "p", { text: t("frontierNote") }),
-        all.length > cs.length ? el(doc, "p", { class: "lb-advisor-muted", text: t("moreConfigs", { n: all.length - cs.length }) }) : null,
-        el(doc, "div", { class: "lb-advisor-scroll", tabindex: "0", role: "region", "aria-label": t("frontierTitle") },
-          [el(doc, "table", { class: "lb-advisor-frontier-table" }, [el(doc, "thead", {}, [headRow(t("configuration"))]), el(doc, "tbody", {}, rows)])]),
-        el(doc, "p", { class: "lb-advisor-muted", text: t("aucDef") }),
-        el(doc, "h3", { text: t("advantageTitle") }),
-        field(t("baseline"), pick),
-        el(doc, "div", { class: "lb-advisor-scroll", tabindex: "0", role: "region", "aria-label": t("advantageTitle") },
-          [el(doc, "table", { class: "lb-advisor-advantage" }, [el(doc, "thead", {}, [headRow(t("configuration"))]), el(doc, "tbody", {}, adv)])]),
-      );
+      renderFrontier(front, { doc, t, nf, field, curves: data.curves, buckets: data.buckets, query: query(state), base: state.base });
     }
 
     function showBad(bad) {
@@ -381,7 +253,7 @@ export function mountAdvisor(root, win) {
 
     function update() {
       const { next, bad } = readForm();
-      next.prices = readPrices(bad);
+      next.prices = readPrices(prices, bad);
       const reform = next.model !== state.model || next.lk !== state.lk;
       showAll = false;
       state = next;
