@@ -31,7 +31,7 @@ from pathlib import Path
 
 from bench.contract import registry
 from bench.contract.resultfile import dump
-from tests.perf.bench_site import WORKLOADS, synthetic_results
+from tests.perf.bench_site import WORKLOADS, synthetic_results, synthetic_tps
 from tests.site.conftest import ROOT, result
 
 # 15 releases, every registry GPU with a 16-bit TFLOP/s figure (the speed-of-light bound needs one): the
@@ -79,11 +79,13 @@ def fast_results(
         itertools.islice(_combos(versions, gpus), runs // PER_FILE)
     ):
 
-        def run(j: int, tp: int, pp: int, isl: int, osl: int, i: int = i) -> dict:
+        def run(
+            j: int, tp: int, pp: int, isl: int, osl: int, i: int = i, what: tuple = (gpu, model, precision)
+        ) -> dict:
             return {
                 "parallelism": {"tp": tp, "pp": pp},
                 "workload": {"isl": isl, "osl": osl, "num_requests": 1000},
-                "metrics": {"output_tokens_per_s": 100.0 + (i * 37 + j * 101) % 50_000},
+                "metrics": {"output_tokens_per_s": synthetic_tps(i, j, *what, tp, pp, isl, osl)},
             }
 
         text = dump(result(gpu, model, precision, f"Synthetic {i % 5}", version, [run(0, *configs[0])]))
