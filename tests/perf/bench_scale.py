@@ -203,7 +203,8 @@ def build(results: Path, work: Path) -> dict:
         "maxrss": usage.ru_maxrss * 1024,
         # CPU seconds (user + system): on a shared machine the wall time says as much about the others
         "cpu": usage.ru_utime + usage.ru_stime,
-        "line": out.strip().splitlines()[-1],
+        # the command's summary line (DuckDB's progress bars, with carriage returns, may come after it)
+        "line": next((ln for ln in re.split(r"[\r\n]+", out) if ln.startswith("site: ")), out.strip()[-200:]),
     }
 
 
