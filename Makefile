@@ -64,7 +64,7 @@ format: $(TSTAMP)  ## apply ruff formatting and safe fixes
 perf: $(TSTAMP)  ## benchmarks: throughput, memory, Lighthouse figures (not pass/fail tests)
 	$(BIN)/python -m tests.perf
 
-perf-1m: $(TSTAMP)  ## site build at 1,000,000 and 200,000 synthetic runs: time, peak RSS, site size (minutes)
+perf-1m: $(TSTAMP)  ## site build of today's results, 1,000,000 and 200,000 synthetic runs: time, peak RSS, site size, pass/miss (minutes)
 	$(BIN)/python -m tests.perf.bench_scale 1000000 200000
 
 estimates: $(TSTAMP)  ## AIConfigurator estimates of bench/data/estimate_grid/*.yaml into results/modelled/ (extra .[estimate])

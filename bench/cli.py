@@ -98,7 +98,7 @@ def plan_cmd(
     sweep_file: Path = SWEEP_FILE, out: Path = OUT_DIR, hosts: str = HOSTS, max_jobs: int = MAX_JOBS
 ) -> None:
     """Print the sweep's jobs and their exact commands (and the combinations skipped, with why)."""
-    from bench.sweep.engine import describe, with_hosts
+    from bench.sweep.launch import describe, with_hosts
     from bench.sweep.spec import load_plan
 
     print(describe(with_hosts(load_plan(sweep_file, out, max_jobs), hosts)))
@@ -116,8 +116,8 @@ def run_cmd(
     max_jobs: int = MAX_JOBS,
 ) -> None:
     """Run the sweep on this node; every attempt lands in the runs database; exit 1 if any job failed."""
-    from bench.sweep.engine import with_hosts
     from bench.sweep.execute import run_plan
+    from bench.sweep.launch import with_hosts
     from bench.sweep.procs import Interrupted
     from bench.sweep.spec import load_plan
 

@@ -74,26 +74,67 @@ def matched(runs: pd.DataFrame, column: str, a: str, b: str, where: dict[str, st
     for key, value in where.items():
         df = df[df[_column(key)].astype(str) == value]
     keys = [c for c in MATCH if c not in (column, free) and c in df.columns]
-    sides = [
-        set(map(tuple, df.loc[df[column].astype(str) == v, keys].astype(str).itertuples(index=False)))
-        for v in (a, b)
-    ]
-    return len(sides[0] & sides[1])
+    ids = config_ids(df, keys)
+    values = df[column].astype(str)
+    return len(set(ids[(values == a).to_numpy()]) & set(ids[(values == b).to_numpy()]))
+
+
+def config_ids(df: pd.DataFrame, keys: list[str]) -> Any:
+    """One integer per row naming its configuration (the values of ``keys``; missing values are one value
+    per column): rows with equal ids have equal ``keys``, as the tuples of their text would be, without a
+    Python tuple per row (a million runs took seconds per call that way)."""
+    import numpy as np
+
+    if not keys:
+        return np.zeros(len(df), dtype=np.int64)
+    return df.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
 
 
 def partners(runs: pd.DataFrame, column: str = "gpu", top: int = 3) -> dict[str, list[tuple[str, int]]]:
     """For each value of ``column``: the values sharing the most configurations with it (``matched``'s
     rule), most first, for the "compare with" links of the GPU pages."""
+
     df = _usable(runs)
     keys = [c for c in MATCH if c != column and c in df.columns]
-    configs = {
-        str(v): set(map(tuple, g[keys].astype(str).itertuples(index=False))) for v, g in df.groupby(column)
-    }
+    df = df[df[column].notna()]  # groupby's rule: a run without a value of ``column`` is in no group
+    ids = config_ids(df, keys)
+    codes, values = pd_factorize_sorted(df[column])
+    shared = _shared_counts(codes, ids, len(values))
     out: dict[str, list[tuple[str, int]]] = {}
-    for v, mine in configs.items():
-        counts = [(w, len(mine & theirs)) for w, theirs in configs.items() if w != v]
-        out[v] = sorted([c for c in counts if c[1]], key=lambda c: -c[1])[:top]
+    for i, v in enumerate(values):
+        counts = [(str(w), int(shared[i, j])) for j, w in enumerate(values) if j != i]
+        out[str(v)] = sorted([c for c in counts if c[1]], key=lambda c: -c[1])[:top]
     return out
+
+
+_CHUNK = 1 << 16  # configurations per block of the product below (n_values x 65,536 float32: a few MB)
+
+
+def _shared_counts(codes: Any, ids: Any, n_values: int) -> Any:
+    """``shared[v, w]``: how many configurations (``ids``) rows of value ``v`` and of value ``w`` (``codes``)
+    both have. A 0/1 matrix (value x configuration) times its transpose, block by block: float32 sums
+    are exact within a block (at most 65,536), the blocks are added as integers."""
+    import numpy as np
+
+    shared = np.zeros((n_values, n_values), dtype=np.int64)
+    if not len(ids):
+        return shared
+    pairs = np.unique(ids.astype(np.int64) * n_values + codes)  # one per (configuration, value)
+    cfg, val = pairs // n_values, pairs % n_values
+    for start in range(0, int(cfg[-1]) + 1, _CHUNK):
+        lo, hi = np.searchsorted(cfg, [start, start + _CHUNK])
+        has = np.zeros((n_values, _CHUNK), dtype=np.float32)
+        has[val[lo:hi], cfg[lo:hi] - start] = 1.0
+        shared += (has @ has.T).astype(np.int64)
+    return shared
+
+
+def pd_factorize_sorted(series: pd.Series) -> tuple[Any, list[Any]]:
+    """(code per row, distinct values in sorted order): the groups of ``series.groupby`` in its order."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(series, sort=True)
+    return codes, list(uniques)
 
 
 def _column(key: str) -> str:

@@ -132,6 +132,8 @@ class Site:
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
     spool: Path | None = None  # where the data files wait for the end of the build (``keep``)
     lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles
+    # what every language of the build computes alike from the runs (release-history steps), made once
+    shared: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         import jinja2
@@ -200,16 +202,20 @@ def localize(spec: Any, words: dict[str, str]) -> Any:
 
 @cache
 def _specs(name: str, height: int, ctx: ChartContext, lang: str = i18n.DEFAULT) -> tuple[str, ...]:
-    from site_gen import charts, views
-
-    built = views.get(name).build(replace(ctx, height=height))
     words = i18n.translator(lang)
     return tuple(
-        json.dumps(
-            compile_spec(localize(charts.to_spec(c), words)), separators=(",", ":"), ensure_ascii=False
-        )
-        for c in built
+        json.dumps(compile_spec(localize(spec, words)), separators=(",", ":"), ensure_ascii=False)
+        for spec in _english_specs(name, height, ctx)
     )
+
+
+@cache
+def _english_specs(name: str, height: int, ctx: ChartContext) -> tuple[dict[str, Any], ...]:
+    """A view's Vega-Lite specs as ``site_gen.charts`` writes them (English): built and validated by
+    Altair once for all languages of a build (``localize`` makes a translated copy, never changes them)."""
+    from site_gen import charts, views
+
+    return tuple(charts.to_spec(c) for c in views.get(name).build(replace(ctx, height=height)))
 
 
 def dimension_json(d: Any, cat: i18n.Catalogue) -> dict:
@@ -569,8 +575,10 @@ class Page:
             if mk.filters:
                 raise MarkerError("regressions marker: takes no filters")
             return self.site.render("steps.html.j2", rows=[], histories=0, sigma="", min_steps=0)
-        hs = steps.histories(self.site.db)
-        sigma, found = steps.detect(hs)
+        if "steps" not in self.site.shared:  # the same for every language of the build
+            hs = steps.histories(self.site.db)
+            self.site.shared["steps"] = (hs, *steps.detect(hs))
+        hs, sigma, found = self.site.shared["steps"]
         rows = [steps.row(f) for f in found if f.step.ratio < 1]
         return self.site.render(
             "steps.html.j2",

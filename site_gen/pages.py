@@ -179,7 +179,9 @@ def _entity_page(
 def _counts(runs: pd.DataFrame, column: str, order: str | None = None) -> pd.DataFrame:
     g = runs.groupby(column, sort=False)
     df = g.size().rename("runs").to_frame()
-    df["sources"] = g["publisher"].agg(lambda s: ", ".join(sorted(set(map(str, s)))))
+    # each group's distinct publishers: deduplicated first, so the join sees a few values, not every run
+    pubs = runs[[column, "publisher"]].drop_duplicates().groupby(column, sort=False)["publisher"]
+    df["sources"] = pubs.agg(lambda s: ", ".join(sorted(set(map(str, s)))))
     if order:
         df["order"] = g[order].min()
         df = df.sort_values(["order"])
@@ -199,6 +201,23 @@ def _gpu_facts(gpu: dict, cat: Catalogue) -> list[str]:
     return [text("; ".join(parts)) + f" {text(cat.t('pages.gpu_registry'))}."]
 
 
+_LAST: list[tuple[pd.DataFrame, tuple]] = []  # the runs of the last call and their _language_free parts
+
+
+def _language_free(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, list[tuple[str, int]]]]:
+    """The GPU and model counts and the GPUs' compare partners: the same in every language, so a build's
+    languages (one ``pages`` call each, with the same runs) compute them once."""
+    if _LAST and _LAST[0][0] is runs:
+        return _LAST[0][1]
+    parts = (
+        _counts(runs, "gpu", "gpu_order"),
+        _counts(runs, "model_name"),
+        compare.partners(runs) if not runs.empty else {},
+    )
+    _LAST[:] = [(runs, parts)]
+    return parts
+
+
 def pages(runs: pd.DataFrame, gpu_info: dict[str, dict], cat: Catalogue | None = None) -> list[GeneratedPage]:
     """Every generated page for these runs, in the catalogue's language (English by default): views,
     then one per GPU, then one per model."""
@@ -207,10 +226,9 @@ def pages(runs: pd.DataFrame, gpu_info: dict[str, dict], cat: Catalogue | None =
     for v in views.all_views().values():
         if v.filters:  # views without filters are building blocks of other pages
             out.append(GeneratedPage(f"views/{v.name}.md", lambda v=v: _view_page(v, cat)))
-    gpus = _counts(runs, "gpu", "gpu_order")
+    gpus, models, pairs = _language_free(runs)
     gpu_slugs = _slugs(list(gpus["name"]))
     out.append(GeneratedPage("gpus/index.md", lambda: _index("gpu", gpus, gpu_slugs, cat)))
-    pairs = compare.partners(runs) if not runs.empty else {}
     best = neighbours.index(runs)
     for name, s in gpu_slugs.items():
         facts = _gpu_facts(gpu_info.get(name, {}), cat)
@@ -223,7 +241,6 @@ def pages(runs: pd.DataFrame, gpu_info: dict[str, dict], cat: Catalogue | None =
                 ),
             )
         )
-    models = _counts(runs, "model_name")
     model_slugs = _slugs(list(models["name"]))
     out.append(GeneratedPage("models/index.md", lambda: _index("model", models, model_slugs, cat)))
     for name, s in model_slugs.items():

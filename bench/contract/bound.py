@@ -165,7 +165,9 @@ def output_tps_bound(arch: dict[str, Any], gpu: GpuFigures, run: RunShape) -> Bo
     batch = max_batch(arch, gpu, run)
     if batch < 1:
         return None
-    p = _parts(arch, run.weight_precision)
+    p = memory.derived(
+        arch, ("bound_parts", run.weight_precision), lambda: _parts(arch, run.weight_precision)
+    )
     peak = run.n_gpus * gpu.peak_tflops * 1e12
     bandwidth = run.n_gpus * gpu.bandwidth_tb_s * 1e12
     isl, osl = run.isl, run.osl
@@ -200,7 +202,7 @@ def output_tps_bound(arch: dict[str, Any], gpu: GpuFigures, run: RunShape) -> Bo
 def bound_for_config(config: dict[str, Any], gpus: dict[str, Any], models: dict[str, Any]) -> Bound | None:
     """The bound for one configuration (gpu, model, precision, kv_cache_dtype, isl, osl, n_gpus,
     concurrency, num_requests; registry entries already loaded). None: unknown (``unknown_reason``)."""
-    g, arch = gpus[config["gpu"]], models[config["model"]].model_dump()
+    g, arch = gpus[config["gpu"]], memory.registry_arch(models[config["model"]])
     peak = peak_tflops(g.tflops_dense, config["precision"], arch)
     if peak is None:
         return None
@@ -237,7 +239,10 @@ UNKNOWN = ("unknown-peak", "unknown-fit")
 def unknown_reason(config: dict[str, Any], gpus: dict[str, Any], models: dict[str, Any]) -> str | None:
     """Why ``bound_for_config`` gives no bound here (a ``NOTES`` code); None when it gives one."""
     g = gpus[config["gpu"]]
-    if peak_tflops(g.tflops_dense, config["precision"], models[config["model"]].model_dump()) is None:
+    if (
+        peak_tflops(g.tflops_dense, config["precision"], memory.registry_arch(models[config["model"]]))
+        is None
+    ):
         return "unknown-peak"
     if bound_for_config(config, gpus, models) is None:
         return "unknown-fit"

@@ -29,6 +29,43 @@ HALF_BYTES = 2  # the 16-bit (BF16) tensors quantised checkpoints keep
 # transformer blocks" (model cards), so the embedding table and lm_head stay BF16, and ModelOpt's default
 # configuration leaves MoE routers (gates) unquantised.
 DEFAULT_KEPT_16BIT = ("embeddings", "lm_head", "router")
+
+
+class RegistryArch(dict):
+    """A registry model's ``model_dump()`` made once per registry entry (``registry_arch``) and never
+    changed: the figures that depend on the model alone (layer counts, weight bytes, the bound's parts)
+    are kept on it (``derived``) instead of being computed again for each of a million runs. Any other
+    dict is computed every time, as before (a caller may build or change its own)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__(data)
+        self.derived: dict[Any, Any] = {}
+
+
+_ARCHS: dict[int, tuple[Any, RegistryArch]] = {}  # id(entry) -> (entry, its dump): the entry kept alive
+
+
+def registry_arch(entry: Any) -> RegistryArch:
+    """``entry.model_dump()`` (a registry ModelArch), the same read-only dict for the same entry object; a
+    new registry (reloaded) has new entries, so nothing stale is served."""
+    hit = _ARCHS.get(id(entry))
+    if hit is None or hit[0] is not entry:
+        hit = (entry, RegistryArch(entry.model_dump()))
+        _ARCHS[id(entry)] = hit
+    return hit[1]
+
+
+def derived(arch: dict[str, Any], key: Any, make: Any) -> Any:
+    """``make()``, kept on ``arch`` under ``key`` when it is a ``RegistryArch`` (the value must not be
+    changed by the caller)."""
+    memo = getattr(arch, "derived", None)
+    if memo is None:
+        return make()
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
+
+
 GROUPS = ("embeddings", "lm_head", "attention", "router", "experts", "dense")
 
 
@@ -87,6 +124,10 @@ def kv_elements_per_token(arch: dict[str, Any]) -> int:
 
 def layer_counts(arch: dict[str, Any]) -> dict[str, int]:
     """Layers by attention kind: F full, S sliding window, C chunked (``layer_pattern`` repeated)."""
+    return derived(arch, "layer_counts", lambda: _layer_counts(arch))
+
+
+def _layer_counts(arch: dict[str, Any]) -> dict[str, int]:
     pattern = arch.get("layer_pattern") or "F"
     counts = {"F": 0, "S": 0, "C": 0}
     full, rest = divmod(arch["layers"], len(pattern))
@@ -194,6 +235,10 @@ def weight_bytes_by_group(arch: dict[str, Any], weight_precision: str) -> dict[s
 
 def weight_bytes(arch: dict[str, Any], weight_precision: str) -> float:
     """Bytes of all stored weights of the main model (every expert of an MoE model)."""
+    return derived(arch, ("weight_bytes", weight_precision), lambda: _weight_bytes(arch, weight_precision))
+
+
+def _weight_bytes(arch: dict[str, Any], weight_precision: str) -> float:
     return sum(weight_bytes_by_group(arch, weight_precision).values())
 
 

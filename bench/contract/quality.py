@@ -34,7 +34,7 @@ from typing import Any
 
 from bench.contract import registry
 from bench.contract.bound import GpuFigures, RunShape, bound_caveats, output_tps_bound, peak_tflops
-from bench.contract.modelmath import kv_dtype_bytes
+from bench.contract.modelmath import kv_dtype_bytes, registry_arch
 from bench.contract.problems import LineMap, Problem
 from bench.contract.schema import ERRATUM_MARKER
 
@@ -63,7 +63,7 @@ def ceiling(
     """The most output tokens/s (all GPUs) a run can report: its speed-of-light bound, from memory
     bandwidth alone where the registry has no dense tensor TFLOP/s for the GPU. None: the weights do
     not fit the registry's memory (nothing to check against)."""
-    g, arch = registry.gpus().get(gpu), registry.models().get(model).model_dump()
+    g, arch = registry.gpus().get(gpu), registry_arch(registry.models().get(model))
     peak = peak_tflops(g.tflops_dense, precision, arch)
     figures = GpuFigures(g.memory_gb, g.hbm_bandwidth_tb_s, peak if peak is not None else math.inf)
     shape = RunShape(

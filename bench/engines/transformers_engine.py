@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bench.sweep.engine import EngineSpec, Step, dataset_path
+from bench.sweep.engine import EngineSpec, Step
+from bench.sweep.launch import dataset_path
 from bench.trtllm import dataset, report
 
 if TYPE_CHECKING:

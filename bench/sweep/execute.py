@@ -37,7 +37,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bench.errors import UserError
 from bench.sweep import procs, provenance, store
-from bench.sweep.engine import DEFAULT_KV_FRACTION, Step, dataset_path, engine, job_steps
+from bench.sweep.engine import DEFAULT_KV_FRACTION, Step, engine
+from bench.sweep.launch import dataset_path, job_steps
 from bench.sweep.spec import Job, Plan
 
 

@@ -25,7 +25,8 @@ import yaml
 
 from bench.errors import UserError
 from bench.sweep import provenance
-from bench.sweep.engine import EngineSpec, Step, container_prefix_for, dataset_path, model_slug
+from bench.sweep.engine import EngineSpec, Step, model_slug
+from bench.sweep.launch import container_prefix_for, dataset_path
 from bench.trtllm import dataset, inventory, report
 from bench.trtllm.options import TrtllmSpec
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.sweep import engine
+from bench.sweep import launch
 from bench.sweep import spec as sweep
 from tests.sweep.helpers import write_sweep
 
@@ -31,7 +31,7 @@ def spec(**over: object) -> dict:
 def test_job_runs_the_runner_on_the_jobs_dataset_with_registry_figures(tmp_path: Path) -> None:
     plan = sweep.load_plan(write_sweep(tmp_path, spec()), out_dir=tmp_path / "out")
     (job,) = plan.jobs
-    (step,) = engine.job_steps(job, None, tmp_path / "r.json")
+    (step,) = launch.job_steps(job, None, tmp_path / "r.json")
     argv = step.argv
     assert argv[:3] == [sys.executable, "-m", "bench.engines.transformers_runner"]
     arch = json.loads(argv[argv.index("--arch") + 1])
@@ -44,7 +44,7 @@ def test_job_runs_the_runner_on_the_jobs_dataset_with_registry_figures(tmp_path:
         "head_dim": 16,
         "vocab_size": 1024,
     }
-    assert argv[argv.index("--dataset") + 1] == str(engine.dataset_path(job))
+    assert argv[argv.index("--dataset") + 1] == str(launch.dataset_path(job))
     assert argv[argv.index("--dtype") + 1] == "bf16" and argv[argv.index("--batching") + 1] == "static"
     assert argv[argv.index("--max_batch_size") + 1] == "32" and argv[-2:] == [
         "--report_json",
@@ -85,7 +85,7 @@ def test_a_concurrency_list_gives_one_closed_loop_run_per_point(tmp_path: Path) 
     plan = sweep.load_plan(write_sweep(tmp_path, over), out_dir=tmp_path / "out")
     assert sorted(j.concurrency for j in plan.jobs) == [1, 4, 16] and not plan.skipped
     for job in plan.jobs:
-        (step,) = engine.job_steps(job, None, tmp_path / "r.json")
+        (step,) = launch.job_steps(job, None, tmp_path / "r.json")
         assert step.argv[step.argv.index("--concurrency") + 1] == str(job.concurrency)
         assert "--max_batch_size" not in step.argv
 

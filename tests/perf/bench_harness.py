@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from bench.sweep import engine, execute, provenance
+from bench.sweep import execute, launch, provenance
 from bench.sweep import spec as sweep
 from bench.trtllm import dataset
 
@@ -107,7 +107,7 @@ def bench_overhead(tmp: Path) -> None:
     # the engine alone: the same stand-in commands, started directly (dataset already written)
     t = time.perf_counter()
     for job in plan.jobs:
-        argv = engine.job_steps(job, job.kv_fraction, tmp / "direct.json")[-1].argv
+        argv = launch.job_steps(job, job.kv_fraction, tmp / "direct.json")[-1].argv
         subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
     engine_s = time.perf_counter() - t
     per_job = (total - engine_s - probes) / JOBS

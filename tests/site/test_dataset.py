@@ -87,7 +87,22 @@ def numbers_frame() -> pd.DataFrame:
     rand = np.concatenate([rng.normal(0, 10.0**e, 200) for e in range(-3, 15)])
     # halves of a cent at several magnitudes: every tie's neighbours too
     cents = np.array([(n + 0.5) / 100 for n in range(0, 100_000, 37)])
-    floats = np.concatenate([ties, big, rand, cents, np.nextafter(cents, 0), np.nextafter(cents, 1)])
+    # exact ties: multiples of 1/8 (a figure x.5 per 4 GPUs), at 2**40 and beyond too, and their neighbours
+    eighths = np.concatenate(
+        [np.arange(-4_001, 40_000, 3) / 8, 2.0**40 + np.arange(-3, 4) / 8, [2.0**45 + 0.125]]
+    )
+    floats = np.concatenate(
+        [
+            ties,
+            big,
+            rand,
+            cents,
+            np.nextafter(cents, 0),
+            np.nextafter(cents, 1),
+            eighths,
+            np.nextafter(eighths, 0),
+        ]
+    )
     n = len(floats)
     df = pd.DataFrame(
         {

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from bench.sweep import engine
+from bench.sweep import launch
 from bench.trtllm import command, inventory
 from tests.sweep.helpers import merge, plan
 from tests.trtllm.clickparse import parse as _parse
@@ -235,7 +235,7 @@ def test_plan_emits_only_options_the_release_defines(
     p = plan(tmp_path, merge(over, settings))
     assert p.jobs or p.skipped
     for job in p.jobs:
-        for step in engine.job_steps(job, job.kv_fraction, tmp_path / "r.json"):
+        for step in launch.job_steps(job, job.kv_fraction, tmp_path / "r.json"):
             argv = step.argv[step.argv.index("trtllm-bench") :]
             sub, given = _parse(rel, argv)
             assert sub == ("build" if step.name == "build" else "throughput")
@@ -255,7 +255,7 @@ def test_kisti_v100_example_parses_under_0_14(tmp_path: Path) -> None:
     rel = inventory.for_version("0.14.0")
     assert p.jobs
     for job in p.jobs:
-        steps = engine.job_steps(job, job.kv_fraction, tmp_path / "r.json")
+        steps = launch.job_steps(job, job.kv_fraction, tmp_path / "r.json")
         for step in steps:
             _parse(rel, step.argv[step.argv.index("trtllm-bench") :])
         assert any("--report_json" in d and "console report" in d for d in steps[-1].dropped)
@@ -282,7 +282,7 @@ def test_config_alias_only_where_the_inventory_shows_it(
         where = tmp_path / f"{version}-{len(list(tmp_path.iterdir()))}"
         where.mkdir()
         job = plan(where, over).jobs[0]
-        argv = engine.job_steps(job, job.kv_fraction, tmp_path / "r.json")[-1].argv
+        argv = launch.job_steps(job, job.kv_fraction, tmp_path / "r.json")[-1].argv
         return next(a for a in argv if a in ("--config", "--extra_llm_api_options"))
 
     assert flag("1.0.0") == "--extra_llm_api_options"
@@ -445,7 +445,7 @@ def test_plan_says_when_a_release_is_not_in_the_inventory(
     listed = yaml.safe_load((ROOT / "bench/trtllm/cli_inventory.yaml").read_text())["releases"]
     inventoried = any(str(name).split(".")[:2] == version.split(".")[:2] for name in listed)
     over = {"trtllm": {"version": version, "workflow": workflow}}
-    text = engine.describe(plan(tmp_path, over))
+    text = launch.describe(plan(tmp_path, over))
     note = f"note: TensorRT-LLM {version} has no entry in the option inventory"
     assert (note in text) is not inventoried
 
@@ -476,15 +476,15 @@ def test_plan_says_what_the_source_cannot_settle_and_never_emits_it(tmp_path: Pa
     42a7b092 holds no bench file. 0.17: era source (read at main commits after the release)."""
     over = {"trtllm": {"version": "0.16.0", "workflow": "legacy-engine"}, "model": {"path": "/models/x"}}
     p = plan(tmp_path, over)
-    text = engine.describe(p)
+    text = launch.describe(p)
     assert "not settled whether global takes --model_path" in text
     assert "release commit 42a7b092 holds no bench file" in text
     for job in p.jobs:
-        for step in engine.job_steps(job, None, tmp_path / "r.json"):
+        for step in launch.job_steps(job, None, tmp_path / "r.json"):
             assert "--model_path" not in step.argv
             assert any("not settled whether TensorRT-LLM 0.16.0 has --model_path" in d for d in step.dropped)
     (tmp_path / "b").mkdir()
-    text = engine.describe(plan(tmp_path / "b", {"trtllm": {"version": "0.17.0"}}))
+    text = launch.describe(plan(tmp_path / "b", {"trtllm": {"version": "0.17.0"}}))
     assert "TensorRT-LLM 0.17.0: era source, not stamped" in text and "b78a5461" in text
 
 

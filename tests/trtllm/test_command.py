@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bench.sweep import engine
+from bench.sweep import launch
 from bench.trtllm import command
 from tests.sweep.helpers import plan
 
@@ -32,9 +32,9 @@ def test_command_lines_match_the_documented_form_of_each_era(case: str, tmp_path
     assert len(p.jobs) == 1, [s.reason for s in p.skipped]
     job = p.jobs[0]
     report = job.job_dir / "report-1.json"
-    steps = engine.job_steps(job, job.kv_fraction, report)
+    steps = launch.job_steps(job, job.kv_fraction, report)
     subst = {
-        "$DATASET": str(engine.dataset_path(job)),
+        "$DATASET": str(launch.dataset_path(job)),
         "$REPORT": str(report),
         "$WS": str(command.engine_workspace(job)),
         "$ENGINE": str(command.engine_dir(job)),
@@ -45,7 +45,7 @@ def test_command_lines_match_the_documented_form_of_each_era(case: str, tmp_path
 
 def test_global_options_come_before_the_subcommand_and_parallelism_after_it(tmp_path: Path) -> None:
     job = plan(tmp_path, {"parallelism": {"tp": [2]}}).jobs[0]
-    argv = engine.job_steps(job, None, tmp_path / "r.json")[-1].argv
+    argv = launch.job_steps(job, None, tmp_path / "r.json")[-1].argv
     sub = argv.index("throughput")
     assert argv.index("--model") < sub < argv.index("--tp") and argv.index("--pp") > sub
 
@@ -64,7 +64,7 @@ def test_legacy_engine_with_limits_is_built_once_for_every_workload(tmp_path: Pa
     )
     engines = {command.engine_dir(j) for j in p.jobs}
     assert len(p.jobs) == 2 and len(engines) == 1
-    build = engine.job_steps(p.jobs[0], None, tmp_path / "r.json")[0]
+    build = launch.job_steps(p.jobs[0], None, tmp_path / "r.json")[0]
     assert build.name == "build" and build.creates == command.engine_dir(p.jobs[0]) / "config.json"
     assert build.argv[build.argv.index("--max_seq_len") + 1] == str(2048 + 128)  # the longest workload
 
@@ -81,21 +81,21 @@ def test_legacy_engine_built_from_a_dataset_is_built_per_workload(tmp_path: Path
         },
     )
     assert len({command.engine_dir(j) for j in p.jobs}) == 2
-    builds = [engine.job_steps(j, None, tmp_path / "r.json")[0].argv for j in p.jobs]
-    assert [b[b.index("--dataset") + 1] for b in builds] == [str(engine.dataset_path(j)) for j in p.jobs]
+    builds = [launch.job_steps(j, None, tmp_path / "r.json")[0].argv for j in p.jobs]
+    assert [b[b.index("--dataset") + 1] for b in builds] == [str(launch.dataset_path(j)) for j in p.jobs]
 
 
 def test_kv_fraction_of_a_retry_replaces_the_sweep_value(tmp_path: Path) -> None:
     job = plan(tmp_path, {"settings": {"kv_cache_free_gpu_mem_fraction": 0.95}}).jobs[0]
-    argv = engine.job_steps(job, 0.8, tmp_path / "r.json")[-1].argv
+    argv = launch.job_steps(job, 0.8, tmp_path / "r.json")[-1].argv
     assert argv[argv.index("--kv_cache_free_gpu_mem_fraction") + 1] == "0.8"
 
 
 def test_prepare_dataset_equivalent_names_the_same_parameters(tmp_path: Path) -> None:
     job = plan(tmp_path, {"workloads": [{"isl": 2048, "osl": 128, "num_requests": 3000}]}).jobs[0]
-    text = engine.prepare_dataset_equivalent(job)
+    text = launch.prepare_dataset_equivalent(job)
     assert "--stdout" in text and "token-norm-dist --num-requests=3000 --input-mean=2048" in text
-    assert text.endswith(str(engine.dataset_path(job)))
+    assert text.endswith(str(launch.dataset_path(job)))
 
 
 @pytest.mark.parametrize(

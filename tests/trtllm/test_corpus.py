@@ -18,7 +18,7 @@ import click
 import pytest
 import yaml
 
-from bench.sweep import engine
+from bench.sweep import launch
 from bench.trtllm import inventory
 from tests.sweep.helpers import plan
 from tests.trtllm.clickparse import parse
@@ -112,7 +112,7 @@ def test_plan_over_the_full_matrix_emits_only_what_the_release_takes(
     assert p.jobs
     single = rel.launch_mode(workflow) == "single-process"
     for job in p.jobs:
-        for step in engine.job_steps(job, job.kv_fraction, tmp_path / "r.json"):
+        for step in launch.job_steps(job, job.kv_fraction, tmp_path / "r.json"):
             start = step.argv.index("trtllm-bench")
             if step.name == "benchmark" and single:
                 assert start == 0, f"{version} starts its own MPI workers; got {step.shell}"

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from bench.cli import app
 from bench.errors import UserError
-from bench.sweep import engine
+from bench.sweep import launch
 from bench.sweep.spec import SweepError, load
 from tests.sweep.helpers import plan, write_sweep
 
@@ -26,7 +26,7 @@ TWO_NODES = {"cluster": {"gpus_per_node": 8, "nodes": 2, "launcher": "mpirun"}, 
 
 def _bench_argv(tmp: Path, over: dict) -> list[str]:
     job = plan(tmp, over).jobs[0]
-    return engine.job_steps(job, None, tmp / "r.json")[-1].argv
+    return launch.job_steps(job, None, tmp / "r.json")[-1].argv
 
 
 @pytest.mark.parametrize(
@@ -67,7 +67,7 @@ def test_engine_runs_up_to_0_16_are_one_process_and_plan_says_why(
     }
     argv = _bench_argv(tmp_path, over)
     assert argv[0] == "trtllm-bench" and not {"mpirun", "srun", "trtllm-hlapi-launch"} & set(argv)
-    text = engine.describe(plan(tmp_path, over))
+    text = launch.describe(plan(tmp_path, over))
     assert "starts its own MPI workers from one process" in text and f"not under {launcher}" in text
 
 
@@ -101,7 +101,7 @@ def test_one_node_under_mpirun_needs_no_host_list(tmp_path: Path) -> None:
 def test_a_host_list_with_too_few_slots_is_an_error(tmp_path: Path) -> None:
     p = plan(tmp_path, {**TWO_NODES, "cluster": {**TWO_NODES["cluster"], "hosts": ["host1:8", "host2:4"]}})
     with pytest.raises(UserError, match=r"needs 16 ranks but cluster.hosts host1:8,host2:4 has 12 slots"):
-        engine.with_hosts(p, None)
+        launch.with_hosts(p, None)
 
 
 @pytest.mark.parametrize("bad", ["host1", "host1:0", "host1:8,", ":8", "host 1:8"])
@@ -109,10 +109,10 @@ def test_a_malformed_hosts_option_is_an_error(tmp_path: Path, bad: str) -> None:
     p = plan(tmp_path, TWO_NODES)
     if bad == "host1:8,":  # a trailing comma is forgiven, but one host has too few slots
         with pytest.raises(UserError, match="has 8 slots"):
-            engine.with_hosts(p, bad)
+            launch.with_hosts(p, bad)
         return
     with pytest.raises(UserError, match="--hosts: expected host:slots"):
-        engine.with_hosts(p, bad)
+        launch.with_hosts(p, bad)
 
 
 def test_a_malformed_hosts_key_names_its_line(tmp_path: Path) -> None:
