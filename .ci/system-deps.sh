@@ -11,8 +11,11 @@ command -v chromium >/dev/null || command -v google-chrome >/dev/null || command
 # A Korean font: the /ko/ pages' first-render checks measure real glyphs, not empty boxes (the site
 # ships no web font; a reader's system has one).
 fc-list :lang=ko 2>/dev/null | grep -q . || need+=(fonts-noto-cjk)
-command -v slurmctld >/dev/null || need+=(slurm-wlm)
-command -v munged >/dev/null || need+=(munge)
+# slurm-wlm and munge (Debian main; Ubuntu universe, on GitHub's runner by default). Their daemons live
+# in /usr/sbin, which a non-root user's PATH on Debian lacks: look there too (the fixture does).
+has() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ]; }
+has slurmctld && has slurmd && command -v sbatch >/dev/null || need+=(slurm-wlm)
+has munged || need+=(munge)
 if [ ${#need[@]} -gt 0 ]; then
   echo "system-deps: installing ${need[*]} (apt)"
   SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
