@@ -95,7 +95,18 @@ git clone -q --no-checkout "$REPO" "$ROOT/root/llmbench"
 git -C "$ROOT/root/llmbench" checkout -q --detach "$HEAD"
 say "cloned $HEAD"
 
-cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+cp /etc/resolv.conf /etc/hosts "$ROOT/etc/"  # a real machine resolves its own name (sudo, Slurm)
+# A host whose HTTPS goes through a TLS-intercepting proxy trusts the proxy's CA (local CAs in
+# /usr/local/share/ca-certificates); the chroot gets the host's bundle for pip and npm, and says so.
+# A machine on the open network needs none of this (pip brings its own CA bundle).
+CA_ENV=()
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null || [ -n "${FRESH_HOST_CA:-}" ]; then
+  mkdir -p "$ROOT/etc/fresh-check"
+  cp "${FRESH_HOST_CA:-/etc/ssl/certs/ca-certificates.crt}" "$ROOT/etc/fresh-check/host-ca.crt"
+  f=/etc/fresh-check/host-ca.crt
+  CA_ENV=(PIP_CERT=$f SSL_CERT_FILE=$f REQUESTS_CA_BUNDLE=$f NODE_EXTRA_CA_CERTS=$f GIT_SSL_CAINFO=$f)
+  say "the host trusts local CAs (a TLS proxy): the chroot uses the host's CA bundle for HTTPS"
+fi
 mnt -t proc proc "$ROOT/proc"
 mnt -t sysfs sysfs "$ROOT/sys"
 mnt --bind /dev "$ROOT/dev"
@@ -105,7 +116,7 @@ mnt --bind "$CACHE" "$ROOT/root/.cache/pip"
 
 inside() {  # run a command in the chroot, in the clone, with a clean environment
   chroot "$ROOT" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${CA_ENV[@]}" "$@"
 }
 
 # 3. what the README says to install
@@ -119,7 +130,7 @@ say "apt-get install ${README_APT[*]}: $(secs "$t") s"
 if [ -z "$PORT" ]; then PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'); fi
 t=$(now)
 setsid chroot "$ROOT" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${CA_ENV[@]}" \
   bash -c "cd /root/llmbench && exec make serve ADDR=127.0.0.1:$PORT" >"$WORK/serve-$SUITE.log" 2>&1 &
 SERVE_PID=$!
 url="http://127.0.0.1:$PORT/"
