@@ -140,7 +140,7 @@ until curl -fsS -o "$WORK/index-$SUITE.html" "$url" 2>/dev/null; do
   sleep 2
 done
 ready=$(secs "$t")
-for page in ko/ explorer/ assets/js/page.js; do
+for page in ko/index.html explorer.html ko/explorer.html assets/js/llmbench.js; do
   code=$(curl -s -o /dev/null -w '%{http_code}' "$url$page")
   [ "$code" = 200 ] || die "make serve: $url$page answered $code"
 done
