@@ -37,12 +37,14 @@ die() { say "FAILED: $*" >&2; exit 1; }
 command -v debootstrap >/dev/null || die "debootstrap missing: apt-get install debootstrap"
 mkdir -p "$WORK" "$CACHE"
 
+CHILD=""
 MOUNTS=()  # mount points this script made, unmounted in reverse order by the trap
 SERVE_PID=""
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   if [ -n "$SERVE_PID" ]; then kill -TERM -- "-$SERVE_PID" 2>/dev/null || true; fi
+  if [ -n "$CHILD" ]; then kill -TERM "$CHILD" 2>/dev/null || true; fi
   # processes left inside the chroot (a daemon of a failed test): only those whose root is ours
   local p
   for p in /proc/[0-9]*; do
@@ -50,9 +52,9 @@ cleanup() {
   done
   local i
   for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-    umount "${MOUNTS[$i]}" 2>/dev/null || umount -l "${MOUNTS[$i]}" 2>/dev/null || say "could not unmount ${MOUNTS[$i]}"
+    umount -R "${MOUNTS[$i]}" 2>/dev/null || umount -R -l "${MOUNTS[$i]}" 2>/dev/null || say "could not unmount ${MOUNTS[$i]}"
   done
-  if [ "${FRESH_KEEP:-}" != 1 ] && [ -d "$ROOT" ] && ! grep -q " $ROOT" /proc/mounts; then
+  if [ "${FRESH_KEEP:-}" != 1 ] && [ -d "$ROOT" ] && ! grep -q " $ROOT/" /proc/mounts; then
     rm -rf --one-file-system "$ROOT"
   fi
   exit "$rc"
@@ -67,10 +69,17 @@ mnt() {  # mnt ARGS... TARGET: mount under the chroot and remember it
 }
 
 now() { date +%s.%N; }
+# Long steps run as a background child that the script waits for: bash runs a trap only once a
+# foreground command ends, while `wait` returns at once on a signal (then the trap ends the child).
+bg() {
+  "$@" &
+  CHILD=$!
+  wait "$CHILD"
+}
 secs() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }'; }
 
 # 1. the base system: debootstrap once, then unpack the cached tar
-if grep -q " $ROOT" /proc/mounts; then die "$ROOT still has mounts from another run; unmount them first"; fi
+if grep -q " $ROOT/" /proc/mounts; then die "$ROOT still has mounts from another run; unmount them first"; fi
 rm -rf --one-file-system "$ROOT"
 t=$(now)
 if [ ! -s "$BASE" ]; then
@@ -79,7 +88,7 @@ if [ ! -s "$BASE" ]; then
   if [ -n "${FRESH_KEYRING:-}" ]; then keyring=(--keyring="$FRESH_KEYRING"); fi
   script=()
   [ -e "/usr/share/debootstrap/scripts/$SUITE" ] || script=(/usr/share/debootstrap/scripts/gutsy)
-  debootstrap --variant=minbase "${keyring[@]}" "$SUITE" "$ROOT" "$MIRROR" "${script[@]}" >>"$LOG" 2>&1 \
+  bg debootstrap --variant=minbase "${keyring[@]}" "$SUITE" "$ROOT" "$MIRROR" "${script[@]}" >>"$LOG" 2>&1 \
     || die "debootstrap failed; see $LOG"
   tar -C "$ROOT" -cf "$BASE.tmp" . && mv "$BASE.tmp" "$BASE"
   say "debootstrap: $(secs "$t") s"
@@ -108,7 +117,9 @@ if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null || [ -n "${FRE
   say "the host trusts local CAs (a TLS proxy): the chroot uses the host's CA bundle for HTTPS"
 fi
 mnt -t proc proc "$ROOT/proc"
-mnt -t sysfs sysfs "$ROOT/sys"
+# the host's /sys with its cgroup mounts (slurmd needs them, as on a real machine); rslave in the same
+# call, so that unmounting it here can never unmount anything of the host's
+mnt --rbind --make-rslave /sys "$ROOT/sys"
 mnt --bind /dev "$ROOT/dev"
 mnt -t devpts -o newinstance,ptmxmode=0666 devpts "$ROOT/dev/pts"
 mkdir -p "$ROOT/root/.cache/pip"
@@ -121,8 +132,8 @@ inside() {  # run a command in the chroot, in the clone, with a clean environmen
 
 # 3. what the README says to install
 t=$(now)
-inside apt-get update -qq >>"$LOG" 2>&1 || die "apt-get update failed; see $LOG"
-inside apt-get install -y -qq --no-install-recommends "${README_APT[@]}" >>"$LOG" 2>&1 \
+bg inside apt-get update -qq >>"$LOG" 2>&1 || die "apt-get update failed; see $LOG"
+bg inside apt-get install -y -qq --no-install-recommends "${README_APT[@]}" >>"$LOG" 2>&1 \
   || die "apt-get install ${README_APT[*]} failed; see $LOG"
 say "apt-get install ${README_APT[*]}: $(secs "$t") s"
 
@@ -147,6 +158,7 @@ done
 grep -q '<title>' "$WORK/index-$SUITE.html" || die "make serve: $url is not an HTML page"
 kill -TERM -- "-$SERVE_PID"
 wait "$SERVE_PID" 2>/dev/null || true
+curl -fsS -o /dev/null "$url" 2>/dev/null && die "make serve still answers after it was stopped"
 SERVE_PID=""
 say "make serve (venv, install, ingest, build, serve): answered on $url after $ready s; stopped"
 
@@ -157,7 +169,8 @@ if [ -n "${FRESH_SKIP_TEST:-}" ]; then
 fi
 t=$(now)
 rc=0
-inside bash -c 'cd /root/llmbench && PYTEST_ADDOPTS="$1" make test' _ "${FRESH_PYTEST:-}" \
-  2>&1 | tee "$WORK/test-$SUITE.log" || rc=$?
+bg inside bash -c 'cd /root/llmbench && PYTEST_ADDOPTS="$1" make test' _ "${FRESH_PYTEST:-}" \
+  >"$WORK/test-$SUITE.log" 2>&1 || rc=$?
+tail -n 25 "$WORK/test-$SUITE.log"
 [ "$rc" = 0 ] || die "make test exited $rc after $(secs "$t") s; see $WORK/test-$SUITE.log"
 say "make test${FRESH_PYTEST:+ (pytest $FRESH_PYTEST)}: passed in $(secs "$t") s"
