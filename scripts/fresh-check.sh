@@ -26,8 +26,10 @@ ROOT=$WORK/$SUITE-root
 CACHE=$WORK/pip-cache
 LOG=$WORK/fresh-$SUITE.log
 PORT=${FRESH_PORT:-}
-# What the README tells a fresh machine to install, and nothing else: keep in step with README.md.
-README_APT=(make git python3-venv)
+# What the README tells a fresh machine to install, and nothing else: its `apt-get install` line, read
+# from README.md so the two cannot drift apart.
+read -r -a README_APT < <(sed -n 's/^sudo apt-get install \([^#]*\)#.*/\1/p' "$REPO/README.md" | head -n 1)
+[ ${#README_APT[@]} -gt 0 ] || { echo "fresh-check: no 'sudo apt-get install ... #' line in README.md" >&2; exit 1; }
 [ -n "${FRESH_NPM:-}" ] && README_APT+=(npm)
 
 say() { printf 'fresh-check: %s\n' "$*"; }
