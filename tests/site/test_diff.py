@@ -219,3 +219,34 @@ def test_validate_s_neighbour_warnings_for_the_change_s_own_files(tmp_path: Path
     assert "expected within 3x" in d.warnings[0][1] and "4,000.00" in d.warnings[0][1]
     text = diff.render(d, "base", "head")
     assert "h/0.13.0.yaml" in text.split("### Warnings")[1].split("###")[0]
+
+
+@pytest.mark.parametrize("with_filter", [True, False], ids=["python-3.11.4+", "python-3.11.2"])
+def test_a_ref_s_archive_is_extracted_inside_its_folder_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_filter: bool
+) -> None:
+    """Both paths (tarfile's data filter, and the check used where Python predates it) extract plain
+    files and refuse a member that climbs out of the folder."""
+    import io
+    import tarfile
+
+    from bench.errors import UserError
+
+    if not with_filter:
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)
+
+    def archive(name: str) -> tarfile.TarFile:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            info = tarfile.TarInfo(name)
+            info.size = 3
+            tar.addfile(info, io.BytesIO(b"ok\n"))
+        buf.seek(0)
+        return tarfile.open(fileobj=buf)
+
+    with archive("results/a.yaml") as tar:
+        diff.extract(tar, tmp_path / "good")
+    assert (tmp_path / "good" / "results" / "a.yaml").read_bytes() == b"ok\n"
+    with archive("../escaped.yaml") as tar, pytest.raises((UserError, tarfile.TarError)):
+        diff.extract(tar, tmp_path / "bad")
+    assert not (tmp_path / "escaped.yaml").exists()
