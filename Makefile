@@ -9,8 +9,9 @@ STAMP   := $(VENV)/.installed
 TSTAMP  := $(VENV)/.installed-test
 RESULTS := results
 DB      := build/llmbench.duckdb
+ADDR    ?= 127.0.0.1:8000
 
-.PHONY: estimates help venv site serve test lint format perf perf-1m clean
+.PHONY: estimates help venv site serve test lint format perf perf-1m fresh-check clean
 
 help:  ## list targets
 	@grep -E '^[a-z0-9-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -45,9 +46,9 @@ site: $(STAMP)  ## results/ -> DuckDB -> static site in site/ (mkdocs build --st
 	$(BIN)/llmbench site build --results $(RESULTS) --db $(DB)
 	@echo "site built: open site/index.html, or run make serve"
 
-serve: $(STAMP)  ## serve the site on http://127.0.0.1:8000, rebuilt when docs/ or results/ change
-	@echo "building and serving the site on http://127.0.0.1:8000/ (Ctrl-C stops)"
-	$(BIN)/llmbench site serve --results $(RESULTS) --db $(DB) --addr 127.0.0.1:8000
+serve: $(STAMP)  ## serve the site on http://127.0.0.1:8000 (ADDR=host:port), rebuilt when docs/ or results/ change
+	@echo "building and serving the site on http://$(ADDR)/ (Ctrl-C stops)"
+	$(BIN)/llmbench site serve --results $(RESULTS) --db $(DB) --addr $(ADDR)
 
 test: $(TSTAMP)  ## install system test deps (chromium, slurm, munge) when missing, lint, run the whole suite
 	bash .ci/system-deps.sh
@@ -71,6 +72,9 @@ estimates: $(TSTAMP)  ## AIConfigurator estimates of bench/data/estimate_grid/*.
 	for s in bench/data/estimate_grid/*.yaml; do \
 	  $(BIN)/llmbench estimate "$$s" --out results/modelled/aiconfigurator-0.12.0 || exit 1; \
 	done
+
+fresh-check:  ## as root: the README's commands on a bare Debian chroot (debootstrap; see docs/dev/)
+	bash scripts/fresh-check.sh
 
 clean:  ## remove build outputs (keeps .venv)
 	rm -rf build site .site.* docs/generated  # docs/generated/: written by earlier versions

@@ -49,6 +49,9 @@ def test_ci_runs_the_readme_test_command_with_cpu_torch() -> None:
     assert "make test" in (ROOT / "README.md").read_text(encoding="utf-8")
     # PyPI's torch for Linux is the CUDA build (GBs of nvidia-* wheels); PyTorch's CPU index has +cpu.
     assert job["env"]["PIP_EXTRA_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
+    # the Slurm tests run on the runner (through passwordless sudo) and may not quietly skip there
+    assert job["env"]["LLMBENCH_REQUIRE_SLURM"] == "1"
+    assert "slurm-wlm" in (ROOT / ".ci" / "system-deps.sh").read_text(encoding="utf-8")
 
 
 def zizmor(*paths: Path) -> subprocess.CompletedProcess[str]:

@@ -126,3 +126,28 @@ def test_a_two_node_job_runs_one_rank_on_each_node(
     assert sorted(ranks.read_text().split("\n")[:-1]) == ["rank=0 node=nodeA", "rank=1 node=nodeB"]
     (script,) = (tmp_path / "out" / "slurm").glob("*.sbatch")
     assert "#SBATCH --nodes=2" in script.read_text()
+
+
+def test_the_fixture_says_why_it_cannot_start_slurm_and_fails_where_slurm_is_required(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not root and a `sudo` that wants a password (exit 1 for `-n`): a skip naming the cause, a failure
+    under LLMBENCH_REQUIRE_SLURM=1 (ci.yml); with a passwordless sudo the daemons go through `sudo -n`."""
+    from tests.sweep import conftest as fx
+
+    sudo = tmp_path / "sudo"
+    sudo.write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+    sudo.chmod(0o755)
+    monkeypatch.setattr(fx.os, "geteuid", lambda: 1000)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert fx._as_root() is None
+    reason = fx._why_not(("sh",))
+    assert reason is not None and "not root" in reason and "sudo -n" in reason
+    monkeypatch.delenv(fx.REQUIRE, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="not root"):
+        fx._not_possible(reason)
+    monkeypatch.setenv(fx.REQUIRE, "1")
+    with pytest.raises(pytest.fail.Exception, match="must run here"):
+        fx._not_possible(reason)
+    sudo.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    assert fx._as_root() == [str(sudo), "-n"] and fx._why_not(("sh",)) is None
