@@ -264,27 +264,20 @@ BASIS_DOMAIN = ["measured", "published", "modelled"]
 
 def basis_fill() -> alt.FillOpacity:
     """Filled for measured and published runs, hollow for estimates (``source_kind`` modelled)."""
-    # Vega-Lite draws no legend for a nominal fill opacity: basis_shape carries the legend entry
+    # hollow for estimates; the scope's count line says so when any is shown (no legend: basis_shape)
     return alt.FillOpacity(
         "source_kind:N", scale=alt.Scale(domain=BASIS_DOMAIN, range=[1, 1, 0]), legend=None
     )
 
 
 def basis_shape() -> alt.Shape:
-    """Circles for every kind (the fill tells them apart), for the legend's one entry: a hollow ring,
-    "estimate, not a measurement" (shown whether or not the page has estimates: it says what a ring is)."""
+    """Circles for every kind (the fill tells them apart). No legend: a second legend beside the GPU one
+    ran past a phone's edge and changed the plot's width on a resize; the scope's "N of M runs" line says
+    what a hollow ring is whenever estimates are shown (ui.countEstimates)."""
     return alt.Shape(
         "source_kind:N",
         scale=alt.Scale(domain=BASIS_DOMAIN, range=["circle", "circle", "circle"]),
-        legend=alt.Legend(
-            title="Basis",
-            values=["modelled"],
-            labelExpr="'estimate, not a measurement'",
-            orient="bottom",
-            symbolFillColor="transparent",
-            symbolStrokeColor="gray",
-            symbolStrokeWidth=1.5,
-        ),
+        legend=None,
     )
 
 

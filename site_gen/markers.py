@@ -179,8 +179,9 @@ def _literals(expr: str, words: dict[str, str]) -> str:
 
 def localize(spec: Any, words: dict[str, str]) -> Any:
     """A Vega-Lite spec with its titles (chart, axis, legend, tooltip), an input's label (``bind.name``)
-    and the quoted text of computed fields (``calculate``) in the page's language: ``site_gen.charts``
-    writes English, the catalogue's ``chart.*`` and ``table.*`` keys map it (``i18n.translator``)."""
+    and the quoted text of computed fields (``calculate``) and legend labels (``labelExpr``) in the page's
+    language: ``site_gen.charts`` writes English, the catalogue's ``chart.*`` and ``table.*`` keys map it
+    (``i18n.translator``)."""
     if isinstance(spec, dict):
         out = {}
         for k, v in spec.items():
@@ -188,7 +189,7 @@ def localize(spec: Any, words: dict[str, str]) -> Any:
                 out[k] = words.get(v, v)
             elif k == "title" and isinstance(v, list) and all(isinstance(x, str) for x in v):
                 out[k] = [words.get(x, x) for x in v]
-            elif k == "calculate" and isinstance(v, str):
+            elif k in ("calculate", "labelExpr") and isinstance(v, str):
                 out[k] = _literals(v, words)
             elif k == "bind" and isinstance(v, dict) and isinstance(v.get("name"), str):
                 out[k] = {**v, "name": words.get(v["name"], v["name"])}
@@ -223,6 +224,11 @@ def dimension_json(d: Any, cat: i18n.Catalogue) -> dict:
     out = d.as_json()
     out["label"] = cat.messages.get(f"dimensions.{d.key}.label", d.label)
     out["help"] = cat.messages.get(f"dimensions.{d.key}.help", d.help)
+    # values the catalogue names in each language (source kinds); other values are data, shown as they are
+    prefix = f"dimension_values.{d.key}."
+    names = {k[len(prefix) :]: v for k, v in cat.messages.items() if k.startswith(prefix)}
+    if names:
+        out["values"] = names
     return out
 
 
@@ -644,7 +650,9 @@ def static_bar(
         chosen = defaults.get(d.key, [])
         if sub[d.column].nunique() < 2 and not chosen:
             continue
-        out.append({"label": dimension_json(d, cat or i18n.load(i18n.DEFAULT))["label"], "chosen": chosen})
+        dj = dimension_json(d, cat or i18n.load(i18n.DEFAULT))
+        names = dj.get("values", {})
+        out.append({"label": dj["label"], "chosen": [names.get(v, v) for v in chosen]})
     return out
 
 

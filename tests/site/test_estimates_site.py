@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -143,9 +144,15 @@ def test_explorer_hides_estimates_until_asked_and_marks_them(est_url: str, watch
     on = _explorer_rows(page)
     assert len([r for r in on if "AIConfigurator" in r]) == 2 and len(on) == 14
     assert "kind=modelled" in page.url  # kept in the URL
-    # the per-run charts draw estimates hollow: fill opacity 0 for source_kind "modelled", with a legend
-    spec = page.get_attribute(".lb-chart", "data-lb-spec") or ""
-    assert "estimate, not a measurement" in spec and '"modelled"' in spec
+    # the per-run charts draw estimates hollow (fill opacity 0 for source_kind "modelled"), and the count
+    # line says so and keeps them out of the runs
+    spec = json.loads(page.get_attribute(".lb-chart", "data-lb-spec") or "{}")
+    opacity = next(s for s in spec["scales"] if s["name"] == "fillOpacity")
+    assert dict(zip(opacity["domain"], opacity["range"], strict=True))["modelled"] == 0
+    assert (
+        page.text_content(".lb-count")
+        == "12 of 12 runs, and 2 estimates (not runs; hollow rings in the charts)"
+    )
     assert not watched.dialogs, watched.dialogs  # the XSS probe in a mapping value never runs
     assert not watched.errors, watched.errors
 

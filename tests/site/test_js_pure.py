@@ -117,6 +117,9 @@ def test_a_url_not_naming_the_source_kind_keeps_the_estimates_off(node: Node) ->
         ]
     )
     assert hand == {"gpu": ["L40S"], "kind": ["measured", "published"]}
+    # and the page writes such a state back without naming "kind" (it is at its default)
+    (query,) = node([["state/filter.js", "queryFromState", [keys, hand, defaults]]])
+    assert query == "?gpu=L40S"
     assert star == {"gpu": ["L40S"]}
     assert named == {"kind": ["modelled"]}
 

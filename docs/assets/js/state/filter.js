@@ -26,6 +26,8 @@ export function queryFromState(dims, state, defaults) {
   const params = new URLSearchParams();
   for (const d of dims) {
     const values = state[d.key] || [];
+    // a dimension that keeps its default when a URL does not name it needs no words while at its default
+    if (d.keep_default && same({ [d.key]: values }, { [d.key]: defaults[d.key] || [] })) continue;
     if (values.length) values.forEach((v) => params.append(d.key, v));
     else if (defaults[d.key] && defaults[d.key].length) params.append(d.key, "*");
   }

@@ -12,6 +12,10 @@ const LIMIT_DELAY_MS = 600; // a latency filter applies this long after the last
 
 /** opts: {bar, limitBox, dims, limits, priceCfg, values: {key: [text]}, state: () => state, defaults,
  * onChange(state), onPrice(v)}. */
+// A value as the page's language names it (the catalogue's dimension_values, e.g. source kinds); the value
+// itself (a GPU, a model) otherwise.
+const shownValue = (d, v) => (d.values && Object.prototype.hasOwnProperty.call(d.values, v) ? d.values[v] : v);
+
 export function mountFilterBar(opts) {
   const { bar, limitBox, dims, limits, values } = opts;
   const widgets = {};
@@ -61,7 +65,7 @@ export function mountFilterBar(opts) {
         const chosen = d.multi ? inputs.filter((i) => i.checked).map((i) => i.value) : [v];
         opts.onChange(choose(opts.state(), d.key, chosen));
       });
-      label.append(input, el("span", { class: "lb-option-text" }, v), el("span", { class: "lb-n" }));
+      label.append(input, el("span", { class: "lb-option-text" }, shownValue(d, v)), el("span", { class: "lb-n" }));
       w.list.append(label);
       inputs.push(input);
     }
@@ -159,7 +163,7 @@ export function mountFilterBar(opts) {
         const w = widgets[d.key];
         if (!w) continue;
         const list = state[d.key] || [];
-        w.shown.textContent = list.length === 0 ? UI.allValue : list.length === 1 ? list[0] : UI.selected(list.length);
+        w.shown.textContent = list.length === 0 ? UI.allValue : list.length === 1 ? shownValue(w.dim, list[0]) : UI.selected(list.length);
         w.box.classList.toggle("lb-active", list.length > 0);
         syncOptions(w);
       }
