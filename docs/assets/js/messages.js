@@ -45,6 +45,8 @@ export const UI = {
   reportBody: (id, url, file) => say("reportBody", { id, url, file }),
   openCard: say("openCard"),
   clickHint: say("clickHint"),
+  langSent: say("langSent"),
+  langBack: say("langBack"),
   chartMenu: say("chartMenu"),
   chartImage: (label) => say("chartImage", { label }),
   // a chart's title: what the drawn runs have one value of (site_gen.charts.TITLE)
