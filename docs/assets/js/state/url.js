@@ -27,6 +27,30 @@ export function replaceQuery(params, keepState = true) {
   syncLanguageLinks();
 }
 
+// Select boxes kept in the query (the MLPerf page's filters), one parameter each (nameOf(box)): a value
+// that is not one of the box's options is ignored (the box keeps its default, its `selected` option),
+// and a default leaves the URL clean.
+const initial = (box) => ([...box.options].find((o) => o.defaultSelected) || box.options[0] || { value: "" }).value;
+
+/** Each box set from the URL (its default where the URL names no value it offers). */
+export function readSelects(boxes, nameOf) {
+  const q = new URLSearchParams(location.search);
+  for (const box of boxes) {
+    const v = q.get(nameOf(box));
+    box.value = v !== null && [...box.options].some((o) => o.value === v) ? v : initial(box);
+  }
+}
+
+/** A new history entry with the boxes' values (other parameters kept). */
+export function pushSelects(boxes, nameOf) {
+  const q = new URLSearchParams(location.search);
+  for (const box of boxes) {
+    if (box.value === initial(box)) q.delete(nameOf(box));
+    else q.set(nameOf(box), box.value);
+  }
+  pushQuery(String(q) ? "?" + String(q) : "");
+}
+
 /** One parameter set (or removed when it equals its default) in place. */
 export function setParam(key, value, fallback) {
   const params = new URLSearchParams(location.search);
