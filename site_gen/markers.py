@@ -695,7 +695,7 @@ TABLE: tuple[tuple[str, str, bool, bool, str], ...] = (
     ("osl", "OSL", True, False, "Output sequence length, tokens"),
     ("tp", "TP", True, False, "Tensor-parallel size"),
     ("pp", "PP", True, False, "Pipeline-parallel size"),
-    ("num_requests", "Requests", True, False, "Requests in the benchmark run"),
+    ("num_requests", "Requests sent", True, False, "Requests sent over the whole run (at once: Concurrency)"),
     ("engine", "Engine", False, False, ""),
     ("engine_version", "Version", False, False, "Engine release"),
     ("publisher", "Source", False, False, "Who measured or published the figure"),
@@ -730,22 +730,26 @@ RUN_CARD_COLUMN = (
 
 
 def table_columns(columns: Any, cat: i18n.Catalogue | None = None) -> list[dict[str, Any]]:
-    """The explorer table (``TABLE``), the optional bound columns when present, the run card last; the
-    headers and their tooltips in the catalogue's language (English by default)."""
+    """The explorer table: the run card first (issue 26: the link a reader clicks, on screen at any width),
+    then ``TABLE`` and the optional columns present; the headers and their tooltips in the catalogue's
+    language (English by default). A column with a ``short`` label in the catalogue shows it (headers stay
+    within two lines) and keeps the long one as ``long``, the header's title."""
     cat = cat or i18n.load(i18n.DEFAULT)
     rows = [*TABLE, *(c for c in OPTIONAL_TABLE if c[0] in columns)]
     if "run_id" in columns:
-        rows.append(RUN_CARD_COLUMN)
-    out = [
-        {
+        rows.insert(0, RUN_CARD_COLUMN)
+    out = []
+    for k, label, num, always, help_ in rows:
+        col = {
             "key": k,
             "label": cat.messages.get(f"table.{k}.label", label),
             "numeric": num,
             "always": always,
             "help": cat.messages.get(f"table.{k}.help", help_),
         }
-        for k, label, num, always, help_ in rows
-    ]
+        if short := cat.messages.get(f"table.{k}.short"):
+            col["long"], col["label"] = col["label"], short
+        out.append(col)
     for col in out:
         if col["key"] == COST:
             col["derived"] = "cost"  # results-table.js: price × n_gpus / (output_tps × 3600) × 10^6

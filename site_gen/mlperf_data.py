@@ -94,9 +94,35 @@ def rows(data: dict[str, Any], file: str, ids: list[str]) -> MlperfRows:
     return MlperfRows(out)
 
 
+def _round_key(round_: str) -> tuple[int, ...]:
+    """ "v5.1" -> (5, 1): rounds in the order MLCommons held them."""
+    return tuple(int(p) for p in round_.lstrip("v").split(".") if p.isdigit())
+
+
+def merge_submitters(all_rows: list[dict[str, Any]]) -> None:
+    """One name per submitter (issue 26): names that differ only in case ("Oracle" in v4.1, "ORACLE" in
+    v6.0) take MLCommons' spelling of its latest round among them (then the commoner, then the first in
+    sort order), in place."""
+    rounds: dict[str, dict[str, tuple[tuple[int, ...], int]]] = {}
+    for r in all_rows:
+        spellings = rounds.setdefault(r["submitter"].casefold(), {})
+        last, n = spellings.get(r["submitter"], ((), 0))
+        spellings[r["submitter"]] = (max(last, _round_key(r["round"])), n + 1)
+    name = {
+        key: max(sorted(spellings), key=lambda s, sp=spellings: sp[s])
+        for key, spellings in rounds.items()
+        if len(spellings) > 1
+    }
+    for r in all_rows:
+        r["submitter"] = name.get(r["submitter"].casefold(), r["submitter"])
+
+
 def create_table(con: Any, all_rows: list[dict[str, Any]]) -> None:
-    """The ``mlperf`` table (empty when there are no MLPerf files: the pages then say so)."""
+    """The ``mlperf`` table (empty when there are no MLPerf files: the pages then say so); submitter names
+    merged across case (``merge_submitters``)."""
     import pandas as pd
+
+    merge_submitters(all_rows)
 
     con.execute(f"CREATE TABLE {TABLE} ({', '.join(f'{c} {t}' for c, t in COLUMNS)})")
     if all_rows:

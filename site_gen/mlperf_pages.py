@@ -377,7 +377,16 @@ def render(
     MLCommons' CSV (what the page leaves out), when the build has it."""
     cat = cat or i18n.load(i18n.DEFAULT)
     # search: "MLPerf" finds this page before the guide's MLPerf chapter (tests/site/test_search.py)
-    head = ["---", f"search: {{boost: {SEARCH_BOOST}}}", "---", "", f"# {cat.t('mlperf.title')}", ""]
+    # no table of contents beside it: the 14-column tables take the page's width (issue 26)
+    head = [
+        "---",
+        f"search: {{boost: {SEARCH_BOOST}}}",
+        "hide: [toc]",
+        "---",
+        "",
+        f"# {cat.t('mlperf.title')}",
+        "",
+    ]
     head += [cat.t("mlperf.intro", **LINKS), ""]
     if not rows:
         return "\n".join([*head, cat.t("mlperf.empty"), ""])

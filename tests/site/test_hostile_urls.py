@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 
 VIEWPORTS = {"desktop": (1440, 900), "phone": (390, 844)}
 LANGS = {
-    "en": {"prefix": "", "refused": "Not used", "no_run": "No run has the id “{id}”", "cost": "$ per 1M"},
+    "en": {"prefix": "", "refused": "Not used", "no_run": "No run has the id “{id}”", "cost": "$/1M"},
     "ko": {
         "prefix": "ko/",
         "refused": "사용하지 않음",

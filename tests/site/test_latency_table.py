@@ -14,7 +14,7 @@ from site_gen.pages import slug
 from tests.site.conftest import Watched
 
 pytestmark = pytest.mark.browser
-LATENCY = ["Concurrency", "Tok/s per user", "TTFT mean (ms)", "TPOT mean (ms)", "End-to-end mean (ms)"]
+LATENCY = ["Concurrency", "Tok/s per user", "TTFT mean (ms)", "TPOT mean (ms)", "E2E mean (ms)"]
 
 
 def test_latency_columns_where_runs_have_them(real_site: Path, real_url: str, watched: Watched) -> None:

@@ -42,6 +42,11 @@ def _svg_text(svg: str) -> str:
     return html.unescape(" ".join(re.findall(r"<text[^>]*>([^<]*)</text>", svg)))
 
 
+def figure(text: str) -> str:
+    """A figure as the page writes every one (grouped, at most one decimal), from MLCommons' text."""
+    return f"{float(text):,.1f}".removesuffix(".0")
+
+
 def _count(rows: list[dict[str, str]], **want: str) -> int:
     return sum(all(r[k] == v for k, v in want.items()) for r in rows)
 
@@ -136,7 +141,7 @@ def test_default_closed_chart_labels_and_exported_footnote(
         text = " ".join(bar.locator("text").all_text_contents())
         src = by_id[rid]
         assert src["division"] == "closed"
-        for part in (rid, src["submitter"], src["system_name"], src["round"], src["value"]):
+        for part in (rid, src["submitter"], src["system_name"], src["round"], figure(src["value"])):
             assert part in text, (part, text)
     # the footnote under the chart and in the exported image: suite, rounds, division, benchmark and
     # scenario, date and source of retrieval, result IDs, verified by MLCommons, the trademark legend
@@ -170,7 +175,7 @@ def test_filters_spot_value_and_every_figure_shows_its_result_id(browser, real_u
     assert best.count() == 1
     cells = best.first.locator("td").all_inner_texts()
     # the best v5.1 H200 NVL llama2-70b-99 Offline is Dell's XE7745 log: 31267.4 tokens/s, result 5.1-0023
-    assert cells[3] == "31267.4" and cells[6] == "Dell" and cells[8] == "v5.1" and cells[-1] == "5.1-0023"
+    assert cells[3] == "31,267.4" and cells[6] == "Dell" and cells[8] == "v5.1" and cells[-1] == "5.1-0023"
     assert page.locator("[data-mlperf-chart] g.mlperf-bar").get_attribute("data-rid") == "5.1-0023"
     # every figure in the computed tables sits in a row naming its result ID, submitter, system and round
     page.select_option('[data-mlperf-filter="gpu"]', "")

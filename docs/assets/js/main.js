@@ -11,6 +11,7 @@ import { cardHref, forgetRem, remPx } from "./dom.js";
 import { loadScripts, PLANNER, prefetch, VEGA, yieldToMain } from "./tasks.js";
 import { onSchemeChange } from "./theme.js";
 import * as url from "./state/url.js";
+import { UI } from "./messages.js";
 import { mountCharts, shows } from "./views/charts.js";
 import { countMarks } from "./views/chart-table.js";
 import { mountScope } from "./pages/scope.js";
@@ -131,10 +132,13 @@ window.addEventListener(
   { passive: true }
 );
 url.installLanguageSwitch();
+// A Korean browser on the English home goes to the Korean one, once (then nothing else is mounted here).
+const sent = url.sendToKorean();
+if (!sent) url.langSentNotice(UI.langSent, UI.langBack);
 // Re-theme the charts when the reader flips Material's light/dark toggle.
 onSchemeChange(() => page && page.charts.rethemed());
 
 // boot in a task of its own: document$ replays the page at once, and one long task blocks a phone longer
 // than two shorter ones. A module runs after the document is parsed, so Material's document$ is there.
-if (window.document$) window.document$.subscribe(() => yieldToMain().then(boot));
-else boot();
+if (!sent && window.document$) window.document$.subscribe(() => yieldToMain().then(boot));
+else if (!sent) boot();

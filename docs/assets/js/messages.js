@@ -18,6 +18,9 @@ export const catalogueLang = I18N.lang;
 export const UI = {
   noMatch: say("noMatch"),
   scrollRows: (n) => say("scrollRows", { n }),
+  hiddenColumns: (parts) => say("hiddenColumns", { parts }),
+  hiddenSame: (list) => say("hiddenSame", { list }),
+  hiddenEmpty: (list) => say("hiddenEmpty", { list }),
   noRuns: say("noRuns"),
   noMetric: say("noMetric"),
   sample: (max, n) => say("sample", { max, n }),
@@ -41,6 +44,9 @@ export const UI = {
   reportTitle: (id, what) => say("reportTitle", { id, what }),
   reportBody: (id, url, file) => say("reportBody", { id, url, file }),
   openCard: say("openCard"),
+  clickHint: say("clickHint"),
+  langSent: say("langSent"),
+  langBack: say("langBack"),
   chartMenu: say("chartMenu"),
   chartImage: (label) => say("chartImage", { label }),
   // a chart's title: what the drawn runs have one value of (site_gen.charts.TITLE)

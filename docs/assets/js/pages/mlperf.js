@@ -6,13 +6,15 @@
 // the filters say; only tokens/s results are ranked as tokens/s; per-accelerator throughput is labelled
 // derived; the exported SVG/PNG carries the footnote. Loaded by main.js (import()) on that page only.
 // In: [data-mlperf] and its data-* config. Out: window.mlperfPage (the tests' hooks), {ready, destroy}.
-// Side effects: the section's tables and chart, one resize listener (removed by destroy).
+// Side effects: the section's tables and chart, the filters in the URL (a history entry per change, through
+// state/url.js), a resize and a popstate listener (removed by destroy).
 // Text goes in through textContent only (never innerHTML), so nothing from a result file is markup.
 
 import { el } from "../dom.js";
 import { say } from "../messages.js";
 import { COUNT, LOCALE } from "../format.js";
 import { openSource } from "../data/source.js";
+import * as url from "../state/url.js";
 import { best, cmpRound, comparableKey, roundGroup, withFigures } from "../calc/mlperf.js";
 import { download, drawChart, exportPng, exportSvg } from "../views/mlperf-chart.js";
 
@@ -53,7 +55,6 @@ const UI = {
   loadError: t("loadError"),
 };
 const fmt1 = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-const count = COUNT;
 const api = { lastChart: null, roundGroup, comparableKey, best };
 window.mlperfPage = api; // for the browser tests
 
@@ -77,9 +78,11 @@ function divisionCell(r, openNote) {
   const title = r.benchmark === r.benchmark_official && openNote.silent ? `${openNote.text} ${openNote.silent}` : openNote.text;
   return el("span", { class: "mlperf-open", title }, "open ‡");
 }
-// the figure exactly as the LoadGen log prints it; where that is exponent notation (1.12685e+06), also
-// written out, since a reader should not have to decode it
-const shown = (r) => (/e/i.test(r.value_text) ? `${r.value_text} (${count.format(Math.round(r.value))})` : r.value_text);
+// Every figure in one format (issue 26): grouped, one decimal at most (four significant digits below 100),
+// never MLCommons' raw text ("1.12685e+06"); that text is the value's title in the table of every result.
+const BIG = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 });
+const SMALL = new Intl.NumberFormat(LOCALE, { maximumSignificantDigits: 4 });
+const shown = (r) => (Math.abs(r.value) >= 100 ? BIG : SMALL).format(r.value);
 const perAcc = (r) => (r.per_acc === null ? UI.na : fmt1.format(r.per_acc));
 
 // An MLCommons-required sentence in its English, then the page language's gloss when there is one
@@ -106,6 +109,7 @@ function start(root, rows) {
   const compat = JSON.parse(root.dataset.compat);
   const openNote = { text: root.dataset.openNote, silent: root.dataset.openSilent || "" };
   const filters = [...root.querySelectorAll("[data-mlperf-filter]")];
+  const nameOf = (f) => f.dataset.mlperfFilter;
   const $ = (sel) => root.querySelector(sel);
   const systemSel = $("[data-mlperf-system]");
   const measureSel = $("[data-mlperf-measure]");
@@ -176,7 +180,7 @@ function start(root, rows) {
       const bench = el("span", {}, r.benchmark_official);
       if (r.benchmark !== r.benchmark_official) bench.append(el("br"), el("small", {}, UI.asFiled + r.benchmark));
       const value = el("span", {});
-      value.append(el("a", { href: r.log_url }, shown(r)), " " + UNITS[r.metric]);
+      value.append(el("a", { href: r.log_url, title: r.value_text }, shown(r)), " " + UNITS[r.metric]);
       if (r.tokens_inferred) value.append(el("br"), el("small", {}, UI.inferred));
       const engine = el("span", {}, `${r.engine} `);
       engine.append(el("small", {}, `(${r.engine_basis})`), el("br"), el("small", {}, r.framework));
@@ -253,7 +257,7 @@ function start(root, rows) {
   function update() {
     keep = visible();
     const division = chosen().division;
-    $("[data-mlperf-count]").textContent = UI.count(count.format(keep.length), count.format(rows.length), division);
+    $("[data-mlperf-count]").textContent = UI.count(COUNT.format(keep.length), COUNT.format(rows.length), division);
     $("[data-mlperf-open-note]").hidden = division !== "open";
     fillChart();
     fillBest();
@@ -262,7 +266,19 @@ function start(root, rows) {
     fillAll();
   }
 
-  for (const f of filters) f.addEventListener("change", update);
+  for (const f of filters) {
+    f.addEventListener("change", () => {
+      url.pushSelects(filters, nameOf);
+      update();
+    });
+  }
+  // the filters in the URL (?benchmark_official=...&gpu=...): shareable, back/forward, hostile values ignored
+  const onPop = () => {
+    url.readSelects(filters, nameOf);
+    update();
+  };
+  window.addEventListener("popstate", onPop);
+  url.readSelects(filters, nameOf);
   systemSel.addEventListener("change", fillRounds);
   measureSel.addEventListener("change", fillChart);
   let resizeTimer = null;
@@ -279,5 +295,6 @@ function start(root, rows) {
   return () => {
     clearTimeout(resizeTimer);
     window.removeEventListener("resize", onResize);
+    window.removeEventListener("popstate", onPop);
   };
 }

@@ -106,7 +106,7 @@ export function mountScope(root, ownsUrl, hooks) {
     if (tableNode) {
       table = mountResultsTable({
         table: tableNode, note: root.querySelector(".lb-table-note"), download: root.querySelector(".lb-download"),
-        columns: json(root, "data-lb-table", null), all, price,
+        hiddenNote: root.querySelector(".lb-table-hidden"), columns: json(root, "data-lb-table", null), price,
         cardHref: (id) => hooks.cardHref(root, id), onSorted: (ms) => hooks.measured("table", ms),
       });
     }

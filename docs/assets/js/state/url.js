@@ -1,7 +1,8 @@
 // state/url.js: the only reader and writer of history and location, and the language switch, which
 // carries the page's state (query, #run) to the other language's twin.
 // In: queries and parameters from the pages. Out: the current search/hash. Side effects: history entries,
-// the language links' href, one capturing click listener (installLanguageSwitch).
+// the language links' href, one capturing click listener (installLanguageSwitch), the reader's language
+// choice in localStorage and the one redirect of a Korean browser from the English home (sendToKorean).
 
 export const search = () => location.search;
 export const hash = () => location.hash;
@@ -24,6 +25,30 @@ export function replaceQuery(params, keepState = true) {
   const q = String(params);
   history.replaceState(keepState ? history.state : null, "", location.pathname + (q ? "?" + q : "") + location.hash);
   syncLanguageLinks();
+}
+
+// Select boxes kept in the query (the MLPerf page's filters), one parameter each (nameOf(box)): a value
+// that is not one of the box's options is ignored (the box keeps its default, its `selected` option),
+// and a default leaves the URL clean.
+const initial = (box) => ([...box.options].find((o) => o.defaultSelected) || box.options[0] || { value: "" }).value;
+
+/** Each box set from the URL (its default where the URL names no value it offers). */
+export function readSelects(boxes, nameOf) {
+  const q = new URLSearchParams(location.search);
+  for (const box of boxes) {
+    const v = q.get(nameOf(box));
+    box.value = v !== null && [...box.options].some((o) => o.value === v) ? v : initial(box);
+  }
+}
+
+/** A new history entry with the boxes' values (other parameters kept). */
+export function pushSelects(boxes, nameOf) {
+  const q = new URLSearchParams(location.search);
+  for (const box of boxes) {
+    if (box.value === initial(box)) q.delete(nameOf(box));
+    else q.set(nameOf(box), box.value);
+  }
+  pushQuery(String(q) ? "?" + String(q) : "");
 }
 
 /** One parameter set (or removed when it equals its default) in place. */
@@ -58,6 +83,61 @@ export function syncLanguageLinks() {
   for (const a of document.querySelectorAll("a.md-select__link[hreflang]")) a.href = languageLink(a);
 }
 
+// A browser whose first language is Korean, landing on the English home, is sent to the Korean home once
+// (issue 26): the choice is kept in localStorage ("ko" then, or the language the reader picks in the
+// switch), so it never happens again and never loops; never from file:// (no storage to keep it by). The
+// Korean home then says why, with a link back (langSentNotice).
+const LANG_KEY = "llmbench.lang";
+const SENT_KEY = "llmbench.langSent";
+const remember = (lang) => {
+  try {
+    localStorage.setItem(LANG_KEY, lang);
+  } catch {
+    // storage refused (private mode): nothing to remember by, so no redirect either (sendToKorean)
+  }
+};
+const isHome = (home) => home && [home.href, home.href + "index.html"].includes(location.origin + location.pathname);
+
+/** On the English home: go to the Korean one if the browser asks for Korean first and no choice is kept. */
+export function sendToKorean() {
+  const ko = languageHome("ko");
+  if (location.protocol === "file:" || !ko || document.documentElement.lang === "ko") return false;
+  if (!isHome(languageHome(document.documentElement.lang))) return false;
+  const first = (navigator.languages && navigator.languages[0]) || navigator.language || "";
+  try {
+    if (localStorage.getItem(LANG_KEY) || !/^ko(-|$)/i.test(first)) return false;
+    localStorage.setItem(LANG_KEY, "ko");
+    sessionStorage.setItem(SENT_KEY, "1");
+  } catch {
+    return false;
+  }
+  location.replace(ko.href + location.search + location.hash);
+  return true;
+}
+
+/** The Korean home reached by sendToKorean: why, and the way back (the language switch's twin link). */
+export function langSentNotice(sentence, back) {
+  let sent = null;
+  try {
+    sent = sessionStorage.getItem(SENT_KEY);
+    sessionStorage.removeItem(SENT_KEY);
+  } catch {
+    return;
+  }
+  const en = document.querySelector('a.md-select__link[hreflang="en"]');
+  const where = document.querySelector(".md-content__inner");
+  if (!sent || !en || !where || !isHome(languageHome("ko"))) return;
+  const p = document.createElement("p");
+  p.className = "lb-lang-sent";
+  const a = document.createElement("a");
+  a.href = languageLink(en);
+  a.hreflang = "en";
+  a.textContent = back;
+  a.addEventListener("click", () => remember("en"));
+  p.append(sentence + " ", a);
+  where.prepend(p);
+}
+
 /** Once per document: the switch goes to the twin (before Material's instant navigation sees the click). */
 export function installLanguageSwitch() {
   window.addEventListener(
@@ -67,6 +147,7 @@ export function installLanguageSwitch() {
       if (!a || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.button !== 0) return;
       ev.preventDefault();
       ev.stopImmediatePropagation();
+      remember(a.getAttribute("hreflang"));
       location.href = languageLink(a);
     },
     true

@@ -1,7 +1,8 @@
 // views/chart.js: one Vega view: embedded with the Material theme, its rows sent as changesets to the
 // `runs` dataset, its behaviour read from spec.usermeta.llmbench (urlSignal, tooltip, maxRows, lb_title).
 // In: a chart record {el, spec} and the rows to draw (setRows). Out: chart.view. Side effects: the chart's
-// own box; a click on a run's mark calls ctx.openRun; a urlSignal reads/writes through ctx.param/setParam.
+// own box; a click on a run's mark calls ctx.openRun (a pointer over such a mark, and a hint under a chart
+// that has them, say so); a urlSignal reads/writes through ctx.param/setParam.
 
 import { el } from "../dom.js";
 import { UI } from "../messages.js";
@@ -25,7 +26,8 @@ export async function renderChart(chart, ctx) {
   chart.message = message;
   chart.target = target;
   chart.note = el("p", { class: "lb-chart-note", hidden: "" });
-  chart.el.append(chart.note);
+  chart.hint = el("p", { class: "lb-chart-hint", hidden: "" }, UI.clickHint);
+  chart.el.append(chart.hint, chart.note);
   const result = await window.vegaEmbed(target, chart.spec, {
     // PNG/SVG download of the chart as drawn (vega-embed's menu); no links to the online editor
     actions: { export: true, source: false, compiled: false, editor: false },
@@ -58,6 +60,12 @@ export async function renderChart(chart, ctx) {
   chart.view.addEventListener("click", (ev, item) => {
     const id = runOf(item && item.datum);
     if (id) ctx.openRun(chart.el, id);
+  });
+  // ...and says so: a pointer over it (on the canvas, over the cursor Vega sets on its container; the
+  // canvas of the moment: Vega may replace it when the view is resized).
+  chart.view.addEventListener("pointermove", (ev, item) => {
+    const now = target.querySelector("canvas");
+    if (now) now.style.cursor = runOf(item && item.datum) ? "pointer" : "";
   });
   chart.shown = null;
   chart.started = false;
@@ -121,6 +129,13 @@ function runOf(datum) {
   return datum.best_run && datum.best_run.run_id ? datum.best_run.run_id : null;
 }
 
+// Whether any drawn mark opens a run's card (the hint under the chart is shown only then).
+function hasRunMark(node) {
+  if (!node) return false;
+  if (node.datum && runOf(node.datum)) return true;
+  return (node.items || []).some(hasRunMark);
+}
+
 // A chart may cap the rows it draws (usermeta.llmbench.maxRows, e.g. one point per run): above the cap
 // it draws an even sample of the (sorted) rows and says so; counts, table and CSV keep every row.
 function capped(chart, rows) {
@@ -163,5 +178,6 @@ export async function setRows(chart, all) {
   chart.message.textContent = empty ? (all.length ? UI.noMetric : UI.noRuns) : "";
   chart.el.classList.toggle("lb-no-marks", empty);
   chart.target.hidden = empty;
+  chart.hint.hidden = empty || !hasRunMark(chart.view.scenegraph().root);
   fillDataTable(chart);
 }

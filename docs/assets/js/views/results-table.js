@@ -1,7 +1,7 @@
 // views/results-table.js: a scope's virtual results table, its sort and its CSV download.
-// In: the columns (data-lb-table), every row of the scope (to choose the columns that vary), draw(rows) for
-// the rows the filters keep, setPrice(v) for the cost column. Out: tableText() for the tests; run ids are
-// plain links (cardHref). Side effects: the scope's <table>, its note, one scroll listener, a CSV download.
+// In: the columns (data-lb-table), draw(rows) for the rows the filters keep, setPrice(v) for the cost
+// column. Out: tableText() for the tests; run ids are plain links (cardHref). Side effects: the scope's
+// <table>, its notes (rows; hidden columns), one scroll listener, a CSV download.
 
 import { el, remPx } from "../dom.js";
 import { UI } from "../messages.js";
@@ -10,16 +10,21 @@ import { fill } from "../messages.js";
 
 const VISIBLE_ROWS = 20; // about the rows the table's box shows; above it the note says to scroll
 
-/** opts: {table, note, download, columns, all, price, cardHref(id), onSorted(ms)}. */
+/** opts: {table, note, hiddenNote, download, columns, price, cardHref(id), onSorted(ms)}. */
 export function mountResultsTable(opts) {
   const { table } = opts;
   let price = opts.price;
   let rows = [], sorted = [], sort = null;
-  let cols, headers, tbody, wrap, rowHeight = 0, top = 0, boxHeight = 0;
+  let cols, headers, thead, tbody, wrap, rowHeight = 0, top = 0, boxHeight = 0;
+  let hidden = { same: [], empty: [] }; // [{label, value}] and [label]: what the hidden-columns line names
 
   // A cell's value: the run's column, or one derived from it (the cost at the reader's price).
   const value = (r, c) => (c.derived === "cost" ? runCost(r, price) : r[c.key]);
-  const colLabel = (c) => (c.derived === "cost" ? fill(c.label, { price: USD.format(price ?? 0) }) : c.label);
+  // The header's text (short, within two lines; the CSV's heading too), or the long one (its title).
+  const colLabel = (c, long = false) => {
+    const text = long ? c.long || c.label : c.label;
+    return c.derived === "cost" ? fill(text, { price: USD.format(price ?? 0) }) : text;
+  };
   function cellText(r, c) {
     const v = value(r, c);
     if (c.derived === "cost" && v !== null) return COST.format(v);
@@ -40,30 +45,54 @@ export function mountResultsTable(opts) {
     return keyed.map((p) => p[1]);
   }
 
-  // The table shows the columns whose values differ between the scope's runs (on a GPU's page the GPU
-  // column says nothing); the CSV keeps every column. Columns marked "always" (the throughput figures
-  // and the run card) stay.
-  function tableColumns() {
-    const all = opts.all;
-    if (all.length < 2) return opts.columns;
-    const varies = (c) => {
-      const first = value(all[0], c) ?? null;
-      return all.some((r) => (value(r, c) ?? null) !== first);
-    };
-    return opts.columns.filter((c) => c.always || varies(c));
+  // The columns the shown rows need (issue 26): one whose value is the same in every shown row, or empty
+  // in every one, says nothing there and is hidden, and the line under the table names it. Columns marked
+  // "always" (the run card, the throughput figures) stay; a single row hides only its empty columns. The
+  // CSV keeps every column.
+  function chooseColumns() {
+    hidden = { same: [], empty: [] };
+    const keep = opts.columns.filter((c) => {
+      if (c.always || !rows.length) return true;
+      const first = value(rows[0], c) ?? null;
+      if (first === null && rows.every((r) => (value(r, c) ?? null) === null)) {
+        hidden.empty.push(colLabel(c));
+        return false;
+      }
+      if (rows.length < 2 || rows.some((r) => (value(r, c) ?? null) !== first)) return true;
+      hidden.same.push({ label: colLabel(c), value: cellText(rows[0], c) });
+      return false;
+    });
+    const parts = [];
+    if (hidden.same.length) parts.push(UI.hiddenSame(hidden.same.map((h) => `${h.label} (${h.value})`).join(", ")));
+    if (hidden.empty.length) parts.push(UI.hiddenEmpty(hidden.empty.join(", ")));
+    if (opts.hiddenNote) opts.hiddenNote.textContent = parts.length ? UI.hiddenColumns(parts.join("; ")) : "";
+    return keep;
   }
 
-  // A virtual table: every row of the selection is reachable by scrolling the table's box, but only the
-  // rows in view (and a margin) are in the DOM, so showing or sorting 4,345 rows costs what 60 do.
-  function init() {
-    cols = tableColumns();
-    wrap = table.parentElement;
-    const thead = el("thead");
+  // A header's text on two lines at most, broken at the space nearest its middle (the button does not
+  // wrap, so a narrow column cannot stack it word by word); its textContent stays the label.
+  function setLabel(button, text) {
+    let at = -1;
+    for (let i = text.indexOf(" "); i > 0; i = text.indexOf(" ", i + 1)) {
+      if (at < 0 || Math.abs(i - text.length / 2) < Math.abs(at - text.length / 2)) at = i;
+    }
+    if (text.length <= 12 || at < 0) return button.replaceChildren(text);
+    button.replaceChildren(text.slice(0, at + 1), el("br"), text.slice(at + 1));
+  }
+
+  // A header's title: its long text (where the header shows a short one), then what the column holds.
+  const headTitle = (c) => [c.long ? colLabel(c, true) : "", c.help].filter(Boolean).join(": ");
+
+  // The header row, built again only when the columns shown change.
+  function setColumns(next) {
+    if (cols && next.length === cols.length && next.every((c, i) => c === cols[i])) return;
+    cols = next;
     const tr = el("tr", { "aria-rowindex": "1" });
     headers = cols.map((c) => {
       const th = el("th", { scope: "col", "aria-sort": "none" });
-      if (c.help) th.title = c.help;
-      const b = el("button", { type: "button", class: "lb-sort", "data-key": c.key }, colLabel(c));
+      if (headTitle(c)) th.title = headTitle(c);
+      const b = el("button", { type: "button", class: "lb-sort", "data-key": c.key });
+      setLabel(b, colLabel(c));
       b.addEventListener("click", () => {
         const t0 = performance.now();
         const dir = sort && sort.key === c.key ? -sort.dir : c.numeric ? -1 : 1;
@@ -75,7 +104,14 @@ export function mountResultsTable(opts) {
       tr.append(th);
       return th;
     });
-    thead.append(tr);
+    thead.replaceChildren(tr);
+  }
+
+  // A virtual table: every row of the selection is reachable by scrolling the table's box, but only the
+  // rows in view (and a margin) are in the DOM, so showing or sorting 4,345 rows costs what 60 do.
+  function init() {
+    wrap = table.parentElement;
+    thead = el("thead");
     tbody = el("tbody");
     table.replaceChildren(thead, tbody);
     // The box's scroll offset and size are read here, where the layout is fresh, and kept: reading
@@ -103,6 +139,7 @@ export function mountResultsTable(opts) {
 
   function render() {
     if (!tbody) init();
+    setColumns(chooseColumns());
     cols.forEach((c, i) => {
       const on = sort && sort.key === c.key;
       headers[i].setAttribute("aria-sort", on ? (sort.dir > 0 ? "ascending" : "descending") : "none");
@@ -191,7 +228,9 @@ export function mountResultsTable(opts) {
       price = v;
       if (!tbody) return;
       cols.forEach((c, i) => {
-        if (c.derived) headers[i].querySelector(".lb-sort").textContent = colLabel(c);
+        if (!c.derived) return;
+        setLabel(headers[i].querySelector(".lb-sort"), colLabel(c));
+        headers[i].title = headTitle(c);
       });
       drawRows();
     },
@@ -199,8 +238,9 @@ export function mountResultsTable(opts) {
     resized: () => (boxHeight = 0),
     /** The whole selection as the table shows it (sorted, formatted): what a reader reaches by scrolling. */
     tableText: () => ({
-      head: (cols || []).map(colLabel),
+      head: (cols || []).map((c) => colLabel(c)),
       rows: sorted.map((r) => cols.map((c) => (c.card ? String(r[c.key] ?? "") : cellText(r, c)))),
+      hidden,
     }),
   };
 }

@@ -1,0 +1,104 @@
+"""The explorer table's columns in Chromium (issue 26), on the fixture site: the run card's link first,
+the columns that say nothing about the rows shown (one value on every row, or none) hidden and named in
+one line that follows the filters, and every header within two lines on a laptop and a phone, in
+English and Korean."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.site.conftest import Watched
+
+pytestmark = pytest.mark.browser
+
+TEXT = "window.llmbench.scopes()[0].tableText()"
+# Line boxes of each header's label: the distinct tops of its text's rects.
+HEADER_LINES = """() => [...document.querySelectorAll('.lb-table thead .lb-sort')].map((b) => {
+    const r = document.createRange();
+    r.selectNodeContents(b);
+    return [b.textContent, new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size];
+})"""
+
+
+def catalogue(page) -> list[dict]:
+    return json.loads(page.get_attribute(".lb-scope", "data-lb-table"))
+
+
+def pick(page, dim: str, value: str) -> None:
+    page.click(f'.lb-filter[data-dim="{dim}"] .lb-filter-button')
+    before = page.evaluate("document.querySelector('.lb-scope').dataset.lbRendered")
+    page.check(f'.lb-filter[data-dim="{dim}"] input[value="{value}"]')
+    page.wait_for_function(f"document.querySelector('.lb-scope').dataset.lbRendered !== '{before}'")
+    page.keyboard.press("Escape")
+
+
+def check_hiding(page) -> dict:
+    """Every column shown tells rows apart or is one always kept; every other column is named in the line
+    under the table with its one value, or as empty. Returns tableText()."""
+    text = page.evaluate(TEXT)
+    head, rows = text["head"], text["rows"]
+    keys = page.eval_on_selector_all(".lb-table thead .lb-sort", "bs => bs.map(b => b.dataset.key)")
+    by_key = {c["key"]: c for c in catalogue(page)}
+    # the labels as the table writes them (the cost column's has the price in it)
+    cols = {label: by_key[k] for label, k in zip(head, keys, strict=True)}
+    labels = {c["label"] for c in by_key.values() if "{" not in c["label"]} | set(head)
+    assert len(rows) > 1
+    for i, label in enumerate(head):
+        if not cols[label]["always"]:
+            assert len({r[i] for r in rows}) > 1, f"{label}: one value on every row, yet shown"
+    same = {h["label"]: h["value"] for h in text["hidden"]["same"]}
+    assert labels == set(head) | set(same) | set(text["hidden"]["empty"])
+    line = page.text_content(".lb-table-hidden")
+    for label, value in same.items():
+        assert f"{label} ({value})" in line
+    for label in text["hidden"]["empty"]:
+        assert label in line
+    return text
+
+
+def test_run_link_first_and_constant_columns_hidden_as_the_filters_change(
+    fixture_url: str, watched: Watched
+) -> None:
+    page = watched.open(f"{fixture_url}/explorer.html")
+    assert catalogue(page)[0]["key"] == "run_id"
+    rows = page.locator(".lb-table tbody tr:not(.lb-spacer)")
+    assert rows.count() and rows.locator("td:first-child a.lb-card-link").count() == rows.count()
+    whole = check_hiding(page)
+    assert "GPU" in whole["head"] and "Model" in whole["head"]
+
+    pick(page, "gpu", "H200 SXM 141GB")
+    h200 = check_hiding(page)
+    assert "GPU" not in h200["head"]
+    assert "GPU (H200 SXM 141GB)" in page.text_content(".lb-table-hidden")
+    assert "Model" in h200["head"]  # 8B and 70B runs on the H200
+
+    pick(page, "precision", "FP8")
+    check_hiding(page)
+    # back to every run: the columns come back and the line says nothing of them
+    page.go_back()
+    page.go_back()
+    page.wait_for_function(f"{TEXT}.head.includes('GPU')")
+    check_hiding(page)
+    assert "GPU (" not in page.text_content(".lb-table-hidden")
+    assert watched.errors == []
+
+
+@pytest.mark.parametrize("lang", ["", "ko/"])
+@pytest.mark.parametrize(("width", "height"), [(1440, 900), (390, 844)])
+def test_headers_keep_to_two_lines_with_the_long_text_as_title(
+    browser: object, fixture_url: str, lang: str, width: int, height: int
+) -> None:
+    w = Watched(browser, width, height)
+    try:
+        page = w.open(f"{fixture_url}/{lang}explorer.html")
+        lines = page.evaluate(HEADER_LINES)
+        assert lines and all(n <= 2 for _, n in lines), lines
+        for c in catalogue(page):
+            if "long" in c and page.locator(f'th:has(.lb-sort[data-key="{c["key"]}"])').count():
+                title = page.get_attribute(f'th:has(.lb-sort[data-key="{c["key"]}"])', "title")
+                assert title.startswith(c["long"].split("{")[0]), (c, title)
+        assert w.errors == []
+    finally:
+        w.close()
