@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import altair as alt
 
-from bench.contract.estimate_bands import bands, gpus_class, quantile, read_table
+from bench.contract.estimate_bands import bands, gpus_class, read_table, summary
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,18 +26,6 @@ if TYPE_CHECKING:
     from site_gen.charts import ChartContext
 
 Row = dict[str, str]
-
-
-def summary(errors: list[float]) -> dict[str, float]:
-    """n, median, p10, p90 and the shares within +-10 % and +-25 % of a list of signed errors."""
-    return {
-        "n": len(errors),
-        "median": quantile(errors, 0.5),
-        "p10": quantile(errors, 0.1),
-        "p90": quantile(errors, 0.9),
-        "within10": sum(abs(e) <= 0.10 for e in errors) / len(errors),
-        "within25": sum(abs(e) <= 0.25 for e in errors) / len(errors),
-    }
 
 
 def grouped(rows: Iterable[Row], key: Callable[[Row], str]) -> list[tuple[str, dict[str, float]]]:

@@ -35,6 +35,18 @@ def quantile(xs: list[float], q: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
+def summary(errors: list[float]) -> dict[str, float]:
+    """n, median, p10, p90 and the shares within +-10 % and +-25 % of a list of signed errors."""
+    return {
+        "n": len(errors),
+        "median": quantile(errors, 0.5),
+        "p10": quantile(errors, 0.1),
+        "p90": quantile(errors, 0.9),
+        "within10": sum(abs(e) <= 0.10 for e in errors) / len(errors),
+        "within25": sum(abs(e) <= 0.25 for e in errors) / len(errors),
+    }
+
+
 TABLE = Path(__file__).resolve().parent.parent / "data" / "estimate_validation.csv"  # bench/data
 MIN_PAIRS = 5
 MAX_MEDIAN = 0.25

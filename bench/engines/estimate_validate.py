@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.contract.estimate_bands import quantile
+from bench.contract.estimate_bands import summary
 from bench.engines import estimate as est
 from bench.errors import UserError
 
@@ -204,17 +204,6 @@ def _estimator_reason(error: str) -> str:
 
 
 # --- The report ---------------------------------------------------------------------------------------
-
-
-def summary(errors: list[float]) -> dict[str, float]:
-    return {
-        "n": len(errors),
-        "median": quantile(errors, 0.5),
-        "p10": quantile(errors, 0.1),
-        "p90": quantile(errors, 0.9),
-        "within10": sum(abs(e) <= 0.10 for e in errors) / len(errors),
-        "within25": sum(abs(e) <= 0.25 for e in errors) / len(errors),
-    }
 
 
 GROUPS = {
