@@ -59,7 +59,12 @@ def payload(js: Path) -> dict:
 
 
 def ids_of(data: dict) -> set[str]:
-    col = data["columns"].get("run_id")
+    """The run ids of a data file: a columnar run table's ``run_id`` column, or the advisor's curves (each
+    point's runs); other files (the estimate-accuracy pairs) name no site run."""
+    if "curves" in data:
+        points = (p for curve in data["curves"] for p in curve["runs"])
+        return {i for p in points for i in (p if isinstance(p, list) else [p])}
+    col = data.get("columns", {}).get("run_id")
     if col is None:
         return set()
     return set(col["dict"]) if isinstance(col, dict) else set(col)
