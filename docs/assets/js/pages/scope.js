@@ -114,7 +114,8 @@ export function mountScope(root, ownsUrl, hooks) {
       a.addEventListener("click", (ev) => {
         ev.preventDefault();
         ev.stopPropagation(); // keep Material's instant navigation from reloading the page
-        setState(stateFromQuery(keys, new URL(a.href).search, {}), true, true);
+        // a preset reads as a hand-written URL would: what it names, and the defaults that are kept (kind)
+        setState(stateFromQuery(keys, new URL(a.href).search, defaults), true, true);
       })
     );
     refresh();
