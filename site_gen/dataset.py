@@ -375,3 +375,26 @@ class PartitionedEncoder:
                 enc.columns = {name: _Column() for name in names}
             out.append(enc.finish(f"{stem}-{i}"))
         return out
+
+
+# The explorer's first view at scale (issue 29): above SUMMARY_FROM_RUNS runs, the explorer opens on the
+# best run of each cell below (a few thousand rows whatever the number of runs per cell), drawn by the
+# same chart specs, and loads every run when the reader asks (a filter, a preset, "show every run").
+# Below it the whole file is about as small as the summary would be, so the page loads it at once.
+SUMMARY_FROM_RUNS = 20_000
+SUMMARY_CELL = ("gpu", "model_name", "precision", "workload")
+SUMMARY_FIGURE = "output_tps_per_gpu"  # what the explorer's first chart draws
+
+
+def best_per_cell(runs: pd.DataFrame) -> pd.DataFrame:
+    """The run with the highest ``SUMMARY_FIGURE`` of each ``SUMMARY_CELL`` (ties: the smallest run id),
+    every column kept, plus ``cell_runs``: how many runs the cell holds. A cell with no figure at all is
+    left out (the first chart draws no point for it either). Rows in the order of the runs frame."""
+    figure = runs[SUMMARY_FIGURE].astype("float64")
+    sizes = runs.groupby(list(SUMMARY_CELL), sort=False, dropna=False, observed=True)[
+        SUMMARY_FIGURE
+    ].transform("size")
+    has = runs[figure.notna()].assign(cell_runs=sizes[figure.notna()].astype("int64"))
+    order = has.sort_values([SUMMARY_FIGURE, "run_id"], ascending=[False, True], kind="stable")
+    best = order.drop_duplicates(list(SUMMARY_CELL), keep="first")
+    return best.sort_index().reset_index(drop=True)

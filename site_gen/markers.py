@@ -417,11 +417,25 @@ class Page:
             price={"key": PRICE_KEY, "default": DEFAULT_PRICE},
             table=json.dumps(table_columns(self.site.runs.columns, self.site.cat)),
             presets=[] if mk.filters else presets(sub, self.site.cat),
+            summary=self._summary(mk, sub),
             charts=[
                 *self._charts("runs-by-gpu", mk, self.site.cat.t("widgets.explorer_gpu_caption")),
                 *self._charts("runs-by-tp", mk, self.site.cat.t("widgets.explorer_tp_caption")),
             ],
         )
+
+    def _summary(self, mk: Marker, sub: pd.DataFrame) -> str:
+        """The explorer's first view at scale (``dataset.best_per_cell``), as the placeholder's
+        ``data-lb-summary`` JSON {src, key, runs, cells}; "" (load every run at once) for an explorer with
+        fixed filters or fewer than ``dataset.SUMMARY_FROM_RUNS`` runs. One file for every language."""
+        if mk.filters or len(sub) < dataset.SUMMARY_FROM_RUNS:
+            return ""
+        if "summary" not in self.site.shared:
+            best = dataset.best_per_cell(sub)
+            self.site.shared["summary"] = (self.site.keep(dataset.frame_file("summary", best)), len(best))
+        key, cells = self.site.shared["summary"]
+        src = self._rel(f"{DATA_DIR}/{key}.js")
+        return json.dumps({"src": src, "key": key, "runs": len(sub), "cells": cells})
 
     def _render_compare(self, mk: Marker) -> str:
         """Compare mode: A vs B over the configurations both have (``site_gen.compare``)."""
@@ -652,7 +666,7 @@ def static_bar(
             continue
         dj = dimension_json(d, cat or i18n.load(i18n.DEFAULT))
         names = dj.get("values", {})
-        out.append({"label": dj["label"], "chosen": [names.get(v, v) for v in chosen]})
+        out.append({"key": d.key, "label": dj["label"], "chosen": [names.get(v, v) for v in chosen]})
     return out
 
 

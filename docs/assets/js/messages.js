@@ -26,6 +26,8 @@ export const UI = {
   sample: (max, n) => say("sample", { max, n }),
   count: (n, total) => say("count", { n, total }),
   countEstimates: (n) => say("countEstimates", { n }),
+  summaryFirst: (cells, total) => say("summaryFirst", { cells, total }),
+  everyRun: say("everyRun"),
   all: say("all"),
   allValue: say("allValue"),
   selected: (n) => say("selected", { n }),

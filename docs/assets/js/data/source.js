@@ -3,7 +3,8 @@
 // (data/crossfilter.js); another engine (DuckDB-WASM, hyparquet) would sit behind the same calls.
 // In: a placeholder's data-lb-src / data-lb-key. Out: a Source. Side effects: the engine's loading.
 //
-// Source: rows() → Promise<object[]> every row of the set; run(id) → Promise<object | null> one run;
+// Source: rows() → Promise<object[]> every row of the set; summary() → Promise<object[]> the first view's
+// rows at scale, or summary null where the page has none; run(id) → Promise<object | null> one run;
 // openCards(parts) is the run cards' Source: run(id) loads only the partition holding the run;
 // index(rows, dims, limits) → {values, index, filter(state) → {rows, counts, missing, limited}}.
 
@@ -13,11 +14,13 @@ import { cardPart } from "./cards.js";
 
 export { fixedMatcher, valueCodes };
 
-/** The Source of one placeholder's data set. */
-export function openSource(src, key) {
+/** The Source of one placeholder's data set; ``summary`` ({src, key}, data-lb-summary): the explorer's
+ * first view at scale, the best run of each cell (site_gen.dataset.best_per_cell), loaded on its own. */
+export function openSource(src, key, summary = null) {
   const rows = () => loadRows(src, key);
   return {
     rows,
+    summary: summary ? () => loadRows(summary.src, summary.key) : null,
     run: async (id) => (id ? (await rows()).find((r) => r.run_id === id) || null : null),
     index: createIndex,
   };

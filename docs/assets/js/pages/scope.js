@@ -2,8 +2,12 @@
 // bar, summary, results table, charts). The first scope of a page owns the URL's filter state.
 // In: the scope's element (data-lb-* config), the page's charts. Out: {destroy, popstate, close, ...} for
 // main.js and window.llmbench.scopes(). Side effects: history entries (through state/url.js).
+// At scale (data-lb-summary, issue 29) the explorer opens on the best run of each cell, drawn by the same
+// chart specs, and loads every run when the reader asks: a filter, a preset, "show every run", back/forward.
 
-import { json } from "../dom.js";
+import { el, json } from "../dom.js";
+import { UI } from "../messages.js";
+import { COUNT } from "../format.js";
 import { yieldToMain } from "../tasks.js";
 import { clone, priceValue, queryFromState, stateFromQuery, withOtherParams } from "../state/filter.js";
 import * as url from "../state/url.js";
@@ -29,8 +33,10 @@ export function mountScope(root, ownsUrl, hooks) {
   const keys = [...dims, ...limits]; // what the URL's filter state holds
   const tableNode = root.querySelector("table.lb-table");
   const charts = [...root.querySelectorAll(".lb-chart")].map(hooks.charts.of);
-  const source = openSource(root.dataset.lbSrc, root.dataset.lbKey);
+  const first = json(root, "data-lb-summary", null); // {src, key, runs, cells}: the first view at scale
+  const source = openSource(root.dataset.lbSrc, root.dataset.lbKey, first);
   let index = null, state = null, rows = [], bar = null, summary = null, table = null;
+  let detail = null; // Promise: every run loaded and indexed, the bar and table mounted (once)
   let price = null, priceRefused = false;
 
   // The URL's price (?price=), or the default; a text that is not a price is kept to say so.
@@ -79,10 +85,60 @@ export function mountScope(root, ownsUrl, hooks) {
     rendered(ms);
   }
 
+  // A preset reads as a hand-written URL would: what it names, and the defaults that are kept (kind).
+  root.querySelectorAll(".lb-preset").forEach((a) =>
+    a.addEventListener("click", async (ev) => {
+      ev.preventDefault();
+      ev.stopPropagation(); // keep Material's instant navigation from reloading the page
+      await everyRun();
+      setState(stateFromQuery(keys, new URL(a.href).search, defaults), true, true);
+    })
+  );
+
+  // Every run, loaded once (at once, or when the reader first asks for it after the summary).
+  const everyRun = () => detail || (detail = startDetail());
+  // The table's parts, hidden while the first view shows the summary (the table lists every run).
+  const tableParts = [".lb-tablebar", ".lb-table-hidden", ".lb-table-wrap"].map((s) => root.querySelector(s));
+  const showTable = (on) => tableParts.forEach((n) => n && (n.hidden = !on));
+
+  async function start() {
+    const asked = ownsUrl && queryFromState(keys, stateFromQuery(keys, url.search(), defaults), defaults);
+    if (!first || !source.summary || !ownsUrl || asked) return everyRun();
+    return startSummary();
+  }
+
+  // The first view at scale: the best run of each cell in the charts, the count line saying so with a
+  // "show every run" button, the build's bar with its buttons enabled (a click loads every run, then
+  // opens that filter), no table; a file of a few thousand rows whatever the number of runs.
+  async function startSummary() {
+    rows = await source.summary();
+    showTable(false);
+    const count = root.querySelector(".lb-count");
+    if (count) {
+      const more = el("button", { type: "button", class: "lb-every md-button" }, UI.everyRun);
+      more.addEventListener("click", () => everyRun());
+      count.textContent = UI.summaryFirst(COUNT.format(first.cells), COUNT.format(first.runs)) + " ";
+      count.append(more);
+    }
+    barNode.querySelectorAll(".lb-filter-static .lb-filter-button").forEach((b) => {
+      b.disabled = false;
+      b.addEventListener("click", async () => {
+        const dim = b.closest(".lb-filter").dataset.dim;
+        await everyRun();
+        const button = barNode.querySelector(`.lb-filter[data-dim="${dim}"] .lb-filter-button`);
+        if (button && button.getAttribute("aria-expanded") !== "true") button.click();
+      });
+    });
+    const t0 = performance.now();
+    await Promise.all(charts.map((c) => hooks.charts.lazy(c, () => rows)));
+    rendered(performance.now() - t0);
+  }
+
   // Three tasks, each short enough for a phone to answer input between them: (the rows decoded, then) the
   // rows indexed, then the bar, count and table; then the charts on the first screen, one per task (the
-  // page stays responsive while they arrive); the others when the reader scrolls near them.
-  async function start() {
+  // page stays responsive while they arrive); the others when the reader scrolls near them (a chart the
+  // summary drew takes the new rows).
+  async function startDetail() {
     const all = (await source.rows()).filter(fixedMatcher(json(root, "data-lb-fixed", {})));
     await yieldToMain();
     index = source.index(all, dims, limits);
@@ -110,28 +166,24 @@ export function mountScope(root, ownsUrl, hooks) {
         cardHref: (id) => hooks.cardHref(root, id), onSorted: (ms) => hooks.measured("table", ms),
       });
     }
-    root.querySelectorAll(".lb-preset").forEach((a) =>
-      a.addEventListener("click", (ev) => {
-        ev.preventDefault();
-        ev.stopPropagation(); // keep Material's instant navigation from reloading the page
-        // a preset reads as a hand-written URL would: what it names, and the defaults that are kept (kind)
-        setState(stateFromQuery(keys, new URL(a.href).search, defaults), true, true);
-      })
-    );
+    showTable(true);
     refresh();
     const t0 = performance.now();
-    await Promise.all(charts.map((c) => hooks.charts.lazy(c, () => rows)));
+    await Promise.all(charts.map((c) => (!c.source ? hooks.charts.lazy(c, () => rows) : c.view && setRows(c, rows))));
     rendered(performance.now() - t0);
   }
 
   const controller = {
     ownsUrl,
     ready: null,
+    everyRun, // every run loaded and shown (the tests wait on it after asking for it)
+    showingSummary: () => Boolean(first) && !index, // the first view at scale is showing
     tableText: () => (table ? table.tableText() : { head: [], rows: [] }),
     close: () => bar && bar.close(),
     resized: () => table && table.resized(),
     popstate() {
-      if (!index || !ownsUrl) return;
+      if (!ownsUrl) return;
+      if (!index) return void everyRun(); // it reads the URL's state itself
       if (priceCfg) setPrice(urlPrice());
       setState(stateFromQuery(keys, url.search(), defaults), false, true);
     },
