@@ -7,7 +7,11 @@ process and measured:
   machine, where the wall time says as much about the others);
 - peak RSS of the whole process tree (/proc, sampled every 100 ms, summed over the command and its
   children);
-- the site's size, raw and gzip (level 6, what a static server sends), and its largest file.
+- the site's size, raw and gzip (level 6, what a static server sends), and its largest file;
+- the explorer's first view in headless Chromium at 1440x900, served with gzip, a fresh browser context
+  each time (median of 3 full loads): time from navigation to the first chart drawn, the bytes fetched
+  before it (gzip, as sent), the main thread's task time until then and the JS heap once the page is
+  ready (Chrome DevTools Protocol: Network, Performance.getMetrics).
 
 The figures are printed as one table, a column per size with today's results first, the targets and the
 figures issue 29 measured at 1M before any change beside them, and **pass** / **miss** beside each figure
@@ -51,6 +55,7 @@ ISSUE = {
         "peak": "4.72 GB",
         "size": "834 / 93 MB",
         "largest": "cards.*.js 379 MB (34 MB gzip); runs.*.js 148 MB",
+        "explorer": "first chart 11.4-11.7 s; JS heap 1,015 MB",
     },
 }
 
@@ -227,6 +232,57 @@ def site_size(site: Path, top: int = 5) -> dict:
     return {"raw": raw, "gzip": gz, "largest": files[:top], "count": len(files)}
 
 
+# The explorer's first chart: a chart record with its view and rows shown (views/chart.js), after a full
+# load from a plain URL; the bytes are every response finished until then.
+_DRAWN = "window.llmbench && window.llmbench.charts().some((c) => c.view && c.shown)"
+_NOW = "new Promise((r) => requestAnimationFrame(() => r(performance.now())))"
+
+
+def explorer(site: Path, loads: int = 3) -> dict[str, float]:
+    """The explorer's first view (median of ``loads`` full loads, each in a fresh context: a cold cache)."""
+    import statistics
+
+    from playwright.sync_api import sync_playwright
+
+    from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+    from tests.perf.bench_site import serve_gzip
+
+    url, server = serve_gzip(site)
+    out: dict[str, list[float]] = {"first_ms": [], "bytes": [], "task_ms": [], "heap": [], "errors": []}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            for _ in range(loads):
+                ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+                page = ctx.new_page()
+                cdp = ctx.new_cdp_session(page)
+                cdp.send("Network.enable")
+                cdp.send("Performance.enable")
+                got = [0.0]
+                cdp.on(
+                    "Network.loadingFinished",
+                    lambda e, got=got: got.__setitem__(0, got[0] + e["encodedDataLength"]),
+                )
+                errors: list[str] = []
+                page.on("console", lambda m, errors=errors: m.type == "error" and errors.append(m.text))
+                page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+                page.goto(f"{url}/explorer.html", wait_until="commit")
+                page.wait_for_function(_DRAWN, timeout=600_000, polling=20)
+                out["first_ms"].append(page.evaluate(_NOW))
+                out["bytes"].append(got[0])
+                metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+                out["task_ms"].append(metrics["TaskDuration"] * 1000)
+                page.wait_for_function("document.body.dataset.lbReady", timeout=600_000)
+                metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+                out["heap"].append(metrics["JSHeapUsedSize"])
+                out["errors"].append(len(errors))
+                ctx.close()
+            browser.close()
+    finally:
+        server.shutdown()
+    return {k: statistics.median(v) if k != "errors" else max(v) for k, v in out.items()}
+
+
 def _mb(n: float) -> str:
     return f"{n / 1e6:,.0f} MB" if n >= 1e6 else f"{n / 1e3:,.0f} KB"
 
@@ -235,6 +291,7 @@ TODAY = 0  # the size that stands for today's results/ (their own run count is s
 # Issue 29's targets, checked against the figures (GB = 10^9 bytes, as the issue writes them)
 GB = 1e9
 TARGET_BUILD_S, TARGET_PEAK, TARGET_FILE = 60.0, 2 * GB, 20e6
+TARGET_FIRST_MS, TARGET_HEAP = 1500.0, 300e6  # explorer: first chart, JS heap (issue 29, every size)
 TODAY_BEFORE_S = 12.0  # issue 29: today's build took 7-12 s; no regression means no slower than that
 
 
@@ -257,7 +314,16 @@ def _cells(f: dict) -> dict[str, str]:
     if f["target"]:
         build += f" {_verdict(b['wall'] <= TARGET_BUILD_S)}"
         peak += f" {_verdict(b['peak'] <= TARGET_PEAK)}"
+    e = f.get("explorer")
+    first = (
+        f"first chart {e['first_ms']:,.0f} ms {_verdict(e['first_ms'] <= TARGET_FIRST_MS)} after "
+        f"{_mb(e['bytes'])} (main thread {e['task_ms']:,.0f} ms); JS heap {_mb(e['heap'])} "
+        f"{_verdict(e['heap'] <= TARGET_HEAP)}; console errors {e['errors']:.0f}"
+        if e
+        else "-"
+    )
     return {
+        "explorer": first,
         "build": build,
         "peak": peak,
         "size": f"{_mb(s['raw'])} / {_mb(s['gzip'])} ({s['count']:,} files)",
@@ -274,6 +340,12 @@ ROWS = (
     ("peak", "peak RSS, process tree", f"<= {TARGET_PEAK / GB:.0f} GB at 1M"),
     ("size", "site, raw / gzip", "-"),
     ("largest", "largest file", f"<= {TARGET_FILE / 1e6:.0f} MB"),
+    (
+        "explorer",
+        "explorer, first view (1440x900, cold cache, gzip)",
+        f"first chart <= {TARGET_FIRST_MS / 1000:.1f} s; heap <= {TARGET_HEAP / 1e6:.0f} MB; "
+        "same bytes at every size",
+    ),
 )
 
 
@@ -299,6 +371,7 @@ def table(figures: dict[int, dict]) -> str:
             "peak": before["peak"],
             "size": before["size"],
             "largest": before["largest"],
+            "explorer": before["explorer"],
         }
         rows.append(
             f"| {label} | " + " | ".join(cells[n][key] for n in sizes) + f" | {target} | {was[key]} |"
@@ -331,6 +404,7 @@ def measure(sizes: Sequence[int], keep: bool = False) -> dict[int, dict]:
             figures[n] = {
                 "build": b,
                 "size": site_size(work / "site"),
+                "explorer": explorer(work / "site"),
                 "runs": int(ran.group(1).replace(",", "")) if ran else n,
             }
             print(table({n: figures[n]}), flush=True)
