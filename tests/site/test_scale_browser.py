@@ -111,7 +111,7 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         detail = Path(page.get_attribute(".lb-scope", "data-lb-src")).name
         fetched = page.evaluate(FETCHED)
         assert detail not in fetched and any(n.startswith("summary.") for n in fetched)
-        assert f"of {total:,} runs" in page.text_content(".lb-count")
+        assert f": {len(best):,} of {total:,} runs." in page.text_content(".lb-count")
         page.screenshot(path=str(SHOTS / "explorer-1440.png"))
 
         # a filter change: every run loaded, then the count and the first chart follow DuckDB's runs of
