@@ -291,11 +291,11 @@ class Page:
                 for f in wanted[1:]:
                     keep |= mask(est, f)
                 frame = estimates_after(frame, est[keep])
-            self.site.keys[cache_key] = self.site.keep(
-                dataset.frame_file("runs", frame.reset_index(drop=True))
-            )
+            # in parts above dataset.ROWS_PER_PART rows: keys and paths space-separated (data/source.js)
+            files = dataset.frame_files("runs", frame.reset_index(drop=True))
+            self.site.keys[cache_key] = " ".join(self.site.keep(f) for f in files)
         self._key = self.site.keys[cache_key]
-        self._src = self._rel(f"{DATA_DIR}/{self._key}.js")
+        self._src = " ".join(self._rel(f"{DATA_DIR}/{k}.js") for k in self._key.split())
 
     def _render(self, mk: Marker | MarkerError) -> str:
         try:

@@ -176,3 +176,39 @@ def test_a_spilled_file_writes_the_same_bytes(tmp_path: Path) -> None:
     assert data.parts == [] and data.text() == old("runs", df)[1]
     data.write(tmp_path / "site.js")
     assert (tmp_path / "site.js").read_text(encoding="utf-8") == old("runs", df)[1]
+
+
+def _rows(text: str) -> list[dict]:
+    """A data file's rows, decoded as the page script does (dictionary columns looked up)."""
+    payload = json.loads(text.split("]=", 1)[1].rstrip(";\n"))
+    cols = payload["columns"]
+    get = {
+        name: (lambda i, c=c: c[i])
+        if isinstance(c, list)
+        else (lambda i, c=c: None if c["codes"][i] is None else c["dict"][c["codes"][i]])
+        for name, c in cols.items()
+    }
+    return [{name: g(i) for name, g in get.items()} for i in range(payload["n"])]
+
+
+def test_a_large_frame_is_written_in_parts_that_join_to_the_same_rows() -> None:
+    # 7 rows in parts of 3: 3 files (3, 3, 1 rows), each with its own dictionaries; joined in order they
+    # are the rows of the one-file encoding of the same frame
+    df = pd.DataFrame(
+        {
+            "run_id": [f"r{i}" for i in range(7)],
+            "gpu": ["A", "B", "A", "C", "C", "B", None],
+            "tps": [1.234, None, 3.0, 4.5, 5.555, 6.0, 7.0],
+            "tp": pd.array([1, 2, None, 4, 8, 1, 2], dtype="Int64"),
+        }
+    )
+    parts = dataset.frame_files("runs", df, rows=3)
+    assert [len(_rows(p.text())) for p in parts] == [3, 3, 1]
+    assert len({p.key for p in parts}) == 3
+    assert [r for p in parts for r in _rows(p.text())] == _rows(dataset.frame_file("runs", df).text())
+    # at most ``rows`` rows: one file, the very file frame_file writes (same key: today's sites unchanged)
+    (one,) = dataset.frame_files("runs", df, rows=7)
+    assert (one.key, one.text()) == (
+        dataset.frame_file("runs", df).key,
+        dataset.frame_file("runs", df).text(),
+    )
