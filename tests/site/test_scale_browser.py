@@ -154,10 +154,20 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         )
         assert len(loaded) == 1, loaded  # one partition of the cards, not every card
 
+        # a phone: the summary again, then "Show every run" loads every run into the count and the table
         page.set_viewport_size({"width": 390, "height": 844})
         page.goto(f"{scale_url}/explorer.html", wait_until="commit")
         page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
         page.screenshot(path=str(SHOTS / "explorer-390.png"))
+        assert page.is_hidden(".lb-table-wrap")
+        page.click(".lb-every")
+        page.wait_for_function("!window.llmbench.scopes()[0].showingSummary()", timeout=SLOW_MS)
+        page.evaluate(every)
+        assert page.text_content(".lb-count") == f"{total:,} of {total:,} runs"
+        assert (
+            page.is_visible(".lb-table-wrap")
+            and page.evaluate("window.llmbench.scopes()[0].tableText().rows.length") == total
+        )
         assert watched.errors == [] and watched.external == []
     finally:
         watched.close()
