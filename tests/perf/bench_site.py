@@ -106,10 +106,17 @@ def synthetic_results(
 
 
 def explorer_transfer(site: Path) -> dict[str, int]:
-    """gzip bytes of what the explorer page loads: its HTML, its data file, the vendored and site JS."""
+    """gzip bytes of what the explorer page loads first: its HTML, its data (the summary at scale, else
+    every part of its data set: site_gen.dataset), the vendored and site JS."""
+    import html as markup
+
     html = (site / "explorer.html").read_text(encoding="utf-8")
+    summary = re.search(r'data-lb-summary="([^"]+)"', html)
     data = re.search(r'data-lb-src="([^"]+)"', html)
-    parts = {"html": site / "explorer.html", "data": site / data.group(1) if data else None}
+    src = json.loads(markup.unescape(summary.group(1)))["src"] if summary else data.group(1) if data else ""
+    parts: dict[str, Path | None] = {"html": site / "explorer.html"}
+    for i, path in enumerate(src.split()):
+        parts["data" if i == 0 else f"data-{i + 1}"] = site / path
     for name in ("vega", "vega-embed"):
         parts[name] = site / "assets" / "vendor" / f"{name}.min.js"
     js = (site / "assets" / "js").resolve()
