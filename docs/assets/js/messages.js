@@ -28,6 +28,7 @@ export const UI = {
   countEstimates: (n) => say("countEstimates", { n }),
   summaryFirst: (cells, total) => say("summaryFirst", { cells, total }),
   everyRun: say("everyRun"),
+  everyRunLoading: say("everyRunLoading"),
   all: say("all"),
   allValue: say("allValue"),
   selected: (n) => say("selected", { n }),

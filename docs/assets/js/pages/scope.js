@@ -95,8 +95,16 @@ export function mountScope(root, ownsUrl, hooks) {
     })
   );
 
-  // Every run, loaded once (at once, or when the reader first asks for it after the summary).
-  const everyRun = () => detail || (detail = startDetail());
+  // Every run, loaded once (at once, or when the reader first asks for it after the summary: the count
+  // line says so meanwhile, seconds at a hundred thousand runs, until the bar and count are drawn).
+  const everyRun = () => {
+    if (!detail && index === null && first) {
+      const count = root.querySelector(".lb-count");
+      if (count) count.textContent = UI.everyRunLoading;
+      root.setAttribute("aria-busy", "true");
+    }
+    return detail || (detail = startDetail().finally(() => root.removeAttribute("aria-busy")));
+  };
   // The table's parts, hidden while the first view shows the summary (the table lists every run).
   const tableParts = [".lb-tablebar", ".lb-table-hidden", ".lb-table-wrap"].map((s) => root.querySelector(s));
   const showTable = (on) => tableParts.forEach((n) => n && (n.hidden = !on));
