@@ -160,3 +160,23 @@ def test_a_spec_with_an_unknown_backend_is_refused_with_the_supported_ones(tmp_p
     assert "'tensorrt'" in str(e.value)
     assert all(b in str(e.value) for b in ("trtllm", "vllm", "sglang"))
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("backend", ["vllm", "sglang"])
+def test_a_committed_max_throughput_estimate_equals_what_the_cli_prints(backend: str) -> None:
+    """The committed grid itself (whatever it holds today): the first run of the first file of each
+    backend against AIConfigurator's CLI given the settings that run records."""
+    files = sorted((Path(__file__).resolve().parents[2] / "results" / "modelled").rglob(f"*--{backend}.yaml"))
+    if not files:
+        pytest.skip(f"no committed {backend} estimate")
+    data = yaml.safe_load(files[0].read_text(encoding="utf-8"))
+    run = data["runs"][0]
+    settings = run["estimate"]["settings"]
+    if settings["model_path"] in est.BUNDLED.values():  # AIConfigurator's bundled config, by its name
+        settings = {**settings, "model_path": str(est.bundled_model_dir(settings["model_path"]))}
+    assert settings["backend_name"] == backend
+    cli = _cli_estimate(settings)
+    m = run["metrics"]
+    assert round(m["output_tokens_per_s_per_gpu"], 2) == pytest.approx(cli["tokens/s/gpu"], abs=0.011)
+    assert round(m["ttft_ms"]["avg"], 3) == pytest.approx(cli["ttft"], abs=0.0011)
+    assert round(m["tpot_ms"]["avg"], 3) == pytest.approx(cli["tpot"], abs=0.0011)
