@@ -332,6 +332,10 @@ def quant_modes(
     return q, why
 
 
+# What each engine runs an MoE model with when expert parallelism is not asked for.
+_NO_EP = {"vllm": "vLLM's default without --enable-expert-parallel", "sglang": "SGLang's default ep_size 1"}
+
+
 def parallel_args(c: Config, moe: bool) -> tuple[dict[str, int], dict[str, str]]:
     """tp/pp/attention-DP/MoE sizes for AIConfigurator, and the assumptions made where the run is silent."""
     why: dict[str, str] = {}
@@ -345,7 +349,11 @@ def parallel_args(c: Config, moe: bool) -> tuple[dict[str, int], dict[str, str]]
     if ep is None:
         # TensorRT-LLM's Mapping default when neither is set: moe_tp = tp, moe_ep = 1.
         ep = 1
-        why["expert_parallel"] = "run gives no EP: TensorRT-LLM's default (MoE TP = TP, EP = 1) assumed"
+        why["expert_parallel"] = (
+            "run gives no EP: TensorRT-LLM's default (MoE TP = TP, EP = 1) assumed"
+            if c.backend == "trtllm"
+            else f"no EP given: {_NO_EP[c.backend]} (MoE TP = TP, EP = 1) assumed"
+        )
     if c.tp % ep:
         raise UserError(f"EP {ep} does not divide TP {c.tp}")
     args.update(moe_tp_size=c.tp // ep, moe_ep_size=ep)
