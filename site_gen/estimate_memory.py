@@ -238,8 +238,10 @@ def render_memory_check(t: Any, checks: list[MemoryCheck]) -> str:
     head = [t(f"memcheck.{k}") for k in ("model", "layout", "planner", "aic", "difference", "why")]
     rows = []
     for c in checks:
-        why = "; ".join(
-            t(f"memcheck.part_{d.part}") + f" {_gib(d.planner_gib)} / {_gib(d.aic_gib)}" for d in c.reasons
+        # one part a line (escaped, then joined by <br>): the eye runs down the column
+        why = "<br>".join(
+            html.escape(t(f"memcheck.part_{d.part}") + f" {_gib(d.planner_gib)} / {_gib(d.aic_gib)}")
+            for d in c.reasons
         )
         cells = [
             f"{c.model_name} {c.precision}",
@@ -247,7 +249,6 @@ def render_memory_check(t: Any, checks: list[MemoryCheck]) -> str:
             _gib(c.planner_gib),
             _gib(c.aic_gib),
             f"{c.difference:+.1%}".replace("%", " %"),
-            (why or t("memcheck.parts_agree")) if c.listed else "",
         ]
         tds = "".join(
             f'<td style="text-align:right">{html.escape(x)}</td>'
@@ -255,6 +256,7 @@ def render_memory_check(t: Any, checks: list[MemoryCheck]) -> str:
             else f"<td>{html.escape(x)}</td>"
             for i, x in enumerate(cells)
         )
+        tds += f"<td>{(why or html.escape(t('memcheck.parts_agree'))) if c.listed else ''}</td>"
         rows.append(f'<tr class="lb-memcheck-listed">{tds}</tr>' if c.listed else f"<tr>{tds}</tr>")
     ths = "".join(f"<th>{html.escape(h)}</th>" for h in head)
     parts = "".join(

@@ -165,8 +165,11 @@ def test_the_planner_page_shows_every_configuration_and_marks_those_over_3_perce
         for i in range(listed.count()):
             assert listed.nth(i).locator("td").nth(5).inner_text().strip()
         assert any(part in listed.nth(i).inner_text() for i in range(listed.count()))
+        shots = Path(os.environ.get("LLMBENCH_SHOTS", tmp_path))  # to look at (the brief's screenshots)
+        page.locator(".lb-memcheck").evaluate("e => e.previousElementSibling.scrollIntoView()")
+        page.screenshot(path=str(shots / f"memcheck-{width}-intro.png"))
         table.scroll_into_view_if_needed()
-        page.screenshot(path=str(Path(os.environ.get("LLMBENCH_SHOTS", tmp_path)) / f"memcheck-{width}.png"))
+        page.screenshot(path=str(shots / f"memcheck-{width}.png"))
         assert not w.errors and not w.external
     finally:
         w.close()
