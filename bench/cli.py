@@ -458,6 +458,26 @@ def estimate_validate_cmd(
     err.print(f"{len(v.pairs)} pairs, {sum(v.skipped.values())} runs not paired, {v.seconds:.1f} s")
 
 
+@command("estimate-memory")
+def estimate_memory_cmd(
+    out: Path = typer.Option(
+        None,
+        "--out",
+        help="CSV to write (default: bench/data/estimate_memory.csv, which the memory planner page reads).",
+    ),
+) -> None:
+    """AIConfigurator's per-GPU memory breakdown for the configurations the memory planner is checked on."""
+    from bench.engines.estimate_memory import TABLE, write_table
+
+    path = out or TABLE
+    n, failed = write_table(path)
+    for line in failed:
+        err.print(f"[yellow]not modelled[/yellow] {escape(printable(line))}")
+    err.print(f"[green]wrote[/green] {path} ({n} configurations)")
+    if not n:
+        raise UserError("AIConfigurator modelled none of the configurations")
+
+
 # --- diff (issue 31: what a pull request to results/ changes) ---------------------------------------
 @command("diff")
 def diff_cmd(

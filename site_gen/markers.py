@@ -15,6 +15,9 @@ Markers (a writer needs no Python; values with spaces are quoted; repeat a key f
     <!-- estimate-accuracy -->                                         how far AIConfigurator's estimates
                                                                        are from published runs
                                                                        (``site_gen.estimate_page``)
+    <!-- memory-check -->                                              the memory planner beside
+                                                                       AIConfigurator's memory figure
+                                                                       (``site_gen.estimate_memory``)
 
 Keys are filter dimensions (``site_gen.dimensions``); in ``chart``/``explorer`` they fix which runs are
 shown, in ``view`` they restrict the runs the filter bar can reach. Markers are expanded in the page's
@@ -52,7 +55,7 @@ if TYPE_CHECKING:
     from site_gen.charts import ChartContext
 
 MARKER = re.compile(
-    r"<!--\s*(chart|view|explorer|figures|runcard|compare|stat|regressions|advisor|estimate-accuracy)\b:?(.*?)-->",
+    r"<!--\s*(chart|view|explorer|figures|runcard|compare|stat|regressions|advisor|estimate-accuracy|memory-check)\b:?(.*?)-->",
     re.DOTALL,
 )
 OPTIONS = ("height", "title")
@@ -266,7 +269,9 @@ class Page:
     def _prepare_data(self, markers: list[Marker]) -> None:
         """One data file for the page: the union of the runs its markers can show."""
         runs = self.site.runs
-        own_data = ("figures", "runcard", "stat", "regressions", "advisor", "estimate-accuracy")
+        own_data = (
+            "figures", "runcard", "stat", "regressions", "advisor", "estimate-accuracy", "memory-check",
+        )  # fmt: skip
         needing = [mk for mk in markers if mk.kind not in own_data]
         wanted = [mk.filters for mk in needing]
         if not wanted or runs.empty:
@@ -578,6 +583,14 @@ class Page:
                 out.append(f'<li><a href="{html.escape(href, quote=True)}">{html.escape(line)}</a></li>')
             out.append("</ul>")
         return "\n".join(out)
+
+    def _render_memory_check(self, mk: Marker) -> str:
+        """The planner page's cross-check from the committed AIConfigurator memory table."""
+        from site_gen import estimate_memory
+
+        if mk.filters:
+            raise MarkerError("memory-check marker: takes no filters")
+        return estimate_memory.render_memory_check(self.site.cat.t, estimate_memory.memory_checks())
 
     def _render_stat(self, mk: Marker) -> str:
         from site_gen import stats

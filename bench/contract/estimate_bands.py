@@ -18,6 +18,7 @@ nothing.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import functools
 import math
 from collections import defaultdict
@@ -55,8 +56,10 @@ MAX_MEDIAN = 0.25
 # result file already holds (file#run points at it).
 TABLE_COLUMNS = [
     "gpu", "model_config", "moe", "precision", "tp", "pp", "ep", "isl", "osl", "concurrency",
-    "release", "publisher", "metric", "published", "estimate", "error", "file", "run",
+    "release", "publisher", "metric", "published", "estimate", "error", "file", "run", "backend",
 ]  # fmt: skip
+DEFAULT_BACKEND = "trtllm"  # a table row without a backend column is a TensorRT-LLM pair (the first tables)
+BACKEND_NAMES = {"trtllm": "TensorRT-LLM", "vllm": "vLLM", "sglang": "SGLang"}
 
 Confidence = Literal["validated", "low", "unvalidated"]
 
@@ -73,9 +76,15 @@ def gpus_class(tp: int, pp: int) -> str:
     return "1 GPU" if n == 1 else "2-4 GPUs" if n <= 4 else "8+ GPUs"
 
 
-def category(gpu: str, moe: bool, precision: str, tp: int, pp: int) -> str:
-    """'H200 SXM 141GB · dense · FP8 · 1 GPU': the category whose pairs give an estimate its band."""
-    return " · ".join([gpu, "MoE" if moe else "dense", precision_class(precision), gpus_class(tp, pp)])
+def category(gpu: str, moe: bool, precision: str, tp: int, pp: int, backend: str = DEFAULT_BACKEND) -> str:
+    """'H200 SXM 141GB · dense · FP8 · 1 GPU': the category whose pairs give an estimate its band.
+
+    Another backend's estimates read other kernel tables, so they form their own categories
+    ('... · 1 GPU · vLLM'): a TensorRT-LLM pair never vouches for a vLLM estimate."""
+    parts = [gpu, "MoE" if moe else "dense", precision_class(precision), gpus_class(tp, pp)]
+    if backend != DEFAULT_BACKEND:
+        parts.append(BACKEND_NAMES.get(backend, backend))
+    return " · ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -88,12 +97,15 @@ class Band:
     p10: float | None
     p90: float | None
     confidence: Confidence
+    reason: str | None = None  # why a band is missing, where the plain "no pair" would say too little
 
     def as_record(self) -> dict[str, Any]:
         """The band as the result file stores it (``estimate.band``), errors rounded to 0.1 %."""
         d = asdict(self)
         for k in ("median", "p10", "p90"):
             d[k] = None if d[k] is None else round(d[k], 3)
+        if d["reason"] is None:
+            del d["reason"]
         return d
 
 
@@ -119,6 +131,7 @@ def _row_category(row: Mapping[str, Any]) -> str:
         str(row["precision"]),
         int(row["tp"]),
         int(row["pp"]),
+        row.get("backend") or DEFAULT_BACKEND,
     )
 
 
@@ -144,12 +157,31 @@ def committed_bands() -> dict[str, Band]:
 
 
 def band_for(
-    gpu: str, moe: bool, precision: str, tp: int, pp: int, table: dict[str, Band] | None = None
+    gpu: str,
+    moe: bool,
+    precision: str,
+    tp: int,
+    pp: int,
+    table: dict[str, Band] | None = None,
+    backend: str = DEFAULT_BACKEND,
 ) -> Band:
-    """The band of an estimate's category; ``unvalidated`` where the validation paired no run of it."""
-    name = category(gpu, moe, precision, tp, pp)
+    """The band of an estimate's category; ``unvalidated`` where the validation paired no run of it.
+
+    results/ holds published and measured runs of TensorRT-LLM only (at fixed ISL/OSL; MLPerf's vLLM
+    entries are scenarios, not such runs), so a vLLM or SGLang estimate has no band: its record says why.
+    """
+    name = category(gpu, moe, precision, tp, pp, backend)
     found = (committed_bands() if table is None else table).get(name)
-    return found or band_of(name, [])
+    if found:
+        return found
+    if backend == DEFAULT_BACKEND:
+        return band_of(name, [])
+    engine = BACKEND_NAMES.get(backend, backend)
+    why = (
+        f"not validated: no published {engine} run in results/ to compare with (the validation pairs are "
+        "TensorRT-LLM runs); treat as low confidence"
+    )
+    return dataclasses.replace(band_of(name, []), reason=why)
 
 
 def table_rows(pairs: Iterable[Mapping[str, Any]], is_moe: Any) -> list[dict[str, Any]]:

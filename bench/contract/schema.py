@@ -97,6 +97,11 @@ class EstimateBand(_Strict):
     confidence: Literal["validated", "low", "unvalidated"] = Field(
         description="unvalidated: no pair; low: under 5 pairs or median |error| over 25 %; else validated."
     )
+    reason: LineStr | None = Field(
+        default=None,
+        description="Why the band is missing where 'no pair' says too little, e.g. a vLLM or SGLang "
+        "estimate: the published runs it could be validated on are TensorRT-LLM runs.",
+    )
 
     @model_validator(mode="after")
     def _figures_iff_pairs(self) -> EstimateBand:

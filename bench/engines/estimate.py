@@ -170,6 +170,40 @@ def perf_data_version(system: str, backend: str) -> str:
     return str(v)
 
 
+BACKENDS = (
+    "trtllm",
+    "vllm",
+    "sglang",
+)  # AIConfigurator's backends; which systems have data: supported_systems
+
+
+def backend_problems(
+    systems: list[str], backends: list[str], have: dict[str, dict[str, list[str]]]
+) -> list[str]:
+    """One line per backend unknown to AIConfigurator, or a (system, backend) its data lacks, each with
+    what is supported (``have``: ``supported_systems()``)."""
+    out = [f"backend {b!r}: supported backends: {', '.join(BACKENDS)}" for b in backends if b not in BACKENDS]
+    for system in systems:
+        lacking = [b for b in backends if b in BACKENDS and b not in have.get(system, {})]
+        if lacking:
+            has = ", ".join(f"{b} {'/'.join(v)}" for b, v in sorted(have.get(system, {}).items())) or "none"
+            out.append(
+                f"backend {', '.join(lacking)} on {system}: AIConfigurator has no performance data for it "
+                f"(it has: {has})"
+            )
+    return out
+
+
+@functools.cache
+def context_fmha_modes(system: str, backend: str, perf_version: str) -> tuple[str, ...]:
+    """The context-attention quant modes a backend's tables hold for a system (vLLM's have no fp8)."""
+    _aic()
+    from aiconfigurator.sdk.perf_database import get_database
+
+    db = get_database(system=system, backend=backend, version=perf_version)
+    return tuple(str(m) for m in (db.supported_quant_mode.get("context_attention") or ()))
+
+
 # --- Describing a configuration -----------------------------------------------------------------------
 
 
@@ -298,6 +332,10 @@ def quant_modes(
     return q, why
 
 
+# What each engine runs an MoE model with when expert parallelism is not asked for.
+_NO_EP = {"vllm": "vLLM's default without --enable-expert-parallel", "sglang": "SGLang's default ep_size 1"}
+
+
 def parallel_args(c: Config, moe: bool) -> tuple[dict[str, int], dict[str, str]]:
     """tp/pp/attention-DP/MoE sizes for AIConfigurator, and the assumptions made where the run is silent."""
     why: dict[str, str] = {}
@@ -311,7 +349,11 @@ def parallel_args(c: Config, moe: bool) -> tuple[dict[str, int], dict[str, str]]
     if ep is None:
         # TensorRT-LLM's Mapping default when neither is set: moe_tp = tp, moe_ep = 1.
         ep = 1
-        why["expert_parallel"] = "run gives no EP: TensorRT-LLM's default (MoE TP = TP, EP = 1) assumed"
+        why["expert_parallel"] = (
+            "run gives no EP: TensorRT-LLM's default (MoE TP = TP, EP = 1) assumed"
+            if c.backend == "trtllm"
+            else f"no EP given: {_NO_EP[c.backend]} (MoE TP = TP, EP = 1) assumed"
+        )
     if c.tp % ep:
         raise UserError(f"EP {ep} does not divide TP {c.tp}")
     args.update(moe_tp_size=c.tp // ep, moe_ep_size=ep)
@@ -363,6 +405,9 @@ def point_args(
     moe = is_moe(c.model)
     q, q_why = quant_modes(c.precision, model_path, system, moe)
     par, par_why = parallel_args(c, moe)
+    if c.backend != "trtllm":
+        q, more = _fit_backend(q, system, c.backend, perf_version)
+        q_why.update(more)
     args: dict[str, Any] = {
         "model_path": model_path,
         "system_name": system,
@@ -379,6 +424,25 @@ def point_args(
     config = BUNDLED.get(c.model, model_path)  # never a machine's own folder: the bundled config's name
     mapping = {"model_config": config, "model_config_why": model_why, **q_why, **par_why}
     return args, mapping
+
+
+def _fit_backend(
+    q: dict[str, str], system: str, backend: str, perf_version: str
+) -> tuple[dict[str, str], dict[str, str]]:
+    """vLLM and SGLang: their own attention tables and scheduler limits (a mapping choice each).
+
+    vLLM's tables hold context attention in bfloat16 only (it dequantises an FP8 KV cache for the
+    prefill kernels), so an FP8 label runs fp8 GEMMs and KV cache with 16-bit context attention there.
+    The max-throughput search keeps trtllm-bench's batch/token envelope for every backend, so the
+    backends are compared under one budget (vLLM's max_num_seqs/max_num_batched_tokens defaults and
+    SGLang's chunked prefill are not modelled)."""
+    why = {"scheduler_limits": f"trtllm-bench's batch/token envelope applied to {backend} (one budget "
+           "for every backend; its own scheduler defaults are not modelled)"}  # fmt: skip
+    modes = context_fmha_modes(system, backend, perf_version)
+    if q["fmha"] not in modes and "bfloat16" in modes:
+        why["fmha"] = f"{backend}'s tables have no {q['fmha']} context attention: bfloat16"
+        q = {**q, "fmha": "bfloat16"}
+    return q, why
 
 
 def _sources(per_ops_source: Any) -> collections.Counter[str]:

@@ -102,9 +102,8 @@ def check_names(spec: Spec) -> dict[str, Any]:
             est.resolve_precision(p)
         except UserError as e:
             problems.append(str(e))
-    for b in spec.backends:
-        if b not in ("trtllm", "vllm", "sglang"):
-            problems.append(f"backend {b!r}: supported backends: trtllm, vllm, sglang")
+    systems = [est.SYSTEMS[g] for g in gpus]
+    problems += est.backend_problems(systems, list(spec.backends), est.supported_systems())
     if problems:
         raise UserError("; ".join(problems))
     return {"gpus": gpus, "models": models}
@@ -153,9 +152,27 @@ def _run(task: est.Task, out: dict[str, Any]) -> dict[str, Any]:
             "fidelity": out["fidelity"],
             "mapping": out["mapping"],
             "search": out["search"][:500],
-            "band": band_for(c.gpu, est.is_moe(c.model), c.precision, c.tp, c.pp).as_record(),
+            "band": band_for(
+                c.gpu, est.is_moe(c.model), c.precision, c.tp, c.pp, backend=c.backend
+            ).as_record(),
         },
     }
+
+
+def _notes(backend: str) -> str:
+    text = (
+        "Estimates, not measurements: AIConfigurator's Python API (cli_estimate, agg mode) with the "
+        "performance-data version passed explicitly. Each run's `estimate` records every argument, the "
+        "fidelity, the mapping choices and the measured error band of its category "
+        "(bench/data/estimate_validation.csv)."
+    )
+    if backend == "trtllm":
+        return text
+    engine = {"vllm": "vLLM", "sglang": "SGLang"}.get(backend, backend)
+    return (
+        text + f" No published {engine} run in results/ validates these: every band here is unvalidated "
+        "(low confidence), its reason says so."
+    )
 
 
 def result_files(results: list[tuple[est.Task, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
@@ -184,10 +201,7 @@ def result_files(results: list[tuple[est.Task, dict[str, Any]]]) -> dict[str, di
                     "publisher": "AIConfigurator",
                     "title": f"AIConfigurator {aic} estimate: {system}, {backend} performance data {pv}",
                     "url": AIC_URL,
-                    "notes": "Estimates, not measurements: AIConfigurator's Python API (cli_estimate, "
-                    "agg mode) with the performance-data version passed explicitly. Each run's "
-                    "`estimate` records every argument, the fidelity, the mapping choices and the "
-                    "measured error band of its category (bench/data/estimate_validation.csv).",
+                    "notes": _notes(backend),
                     "estimator": {
                         "name": est.ESTIMATOR,
                         "version": aic,

@@ -133,7 +133,7 @@ def _file_candidates(f: Any, name: str) -> Iterator[Candidate]:
 PAIR_COLUMNS = [
     "file", "run", "publisher", "release", "gpu", "model", "model_config", "precision", "tp", "pp", "ep",
     "attention_dp", "isl", "osl", "concurrency", "metric", "published", "estimate", "error", "batch_size",
-    "ctx_tokens", "ops_silicon", "ops_empirical", "ops_mixed", "search", "mapping",
+    "ctx_tokens", "ops_silicon", "ops_empirical", "ops_mixed", "search", "mapping", "backend",
 ]  # fmt: skip
 
 
@@ -153,6 +153,7 @@ def pair(c: Candidate, out: dict[str, Any]) -> dict[str, Any] | None:
         "ops_silicon": fid.get("ops_silicon", 0), "ops_empirical": fid.get("ops_empirical", 0),
         "ops_mixed": fid.get("ops_mixed", 0), "search": out.get("search"),
         "mapping": "; ".join(f"{k}: {v}" for k, v in out["mapping"].items()),
+        "backend": s["backend_name"],  # a vLLM pair vouches for vLLM estimates only (estimate_bands)
     }  # fmt: skip
 
 

@@ -117,3 +117,21 @@ def test_an_estimate_is_never_a_neighbour_in_the_data_quality_gate() -> None:
     del published["runs"][0]["estimate"]
     plain = dict_validator().validate_python(yaml.safe_load(dump_data(published)))
     assert len(neighbour_payload(plain, "p.yaml", ["a"])) == 1
+
+
+def test_a_vllm_pair_vouches_for_vllm_estimates_only_and_a_row_without_backend_is_tensorrt_llm() -> None:
+    """Another backend reads other kernel tables: its pairs make their own category. The first tables
+    have no backend column: their rows are TensorRT-LLM pairs."""
+    row = {"gpu": "H200 SXM 141GB", "moe": "False", "precision": "FP8", "tp": "1", "pp": "1"}
+    vllm = [{**row, "error": e, "backend": "vllm"} for e in ("0.1", "0.0", "-0.1", "0.2", "0.05")]
+    old = [{**row, "error": "0.3"}]  # no backend key at all
+    table = bands(vllm + old)
+    trt = band_for("H200 SXM 141GB", False, "FP8", 1, 1, table)
+    assert (trt.category, trt.pairs, trt.median) == ("H200 SXM 141GB · dense · FP8 · 1 GPU", 1, 0.3)
+    v = band_for("H200 SXM 141GB", False, "FP8", 1, 1, table, backend="vllm")
+    assert v.category == "H200 SXM 141GB · dense · FP8 · 1 GPU · vLLM"
+    assert (v.pairs, v.median, v.confidence, v.reason) == (5, 0.05, "validated", None)
+    # SGLang: no pair of its own, so unvalidated with the reason written down (and kept by the schema)
+    s = band_for("H200 SXM 141GB", False, "FP8", 1, 1, table, backend="sglang")
+    assert (s.pairs, s.confidence) == (0, "unvalidated") and "SGLang" in (s.reason or "")
+    assert s.as_record()["reason"] == s.reason and "reason" not in trt.as_record()
