@@ -33,6 +33,7 @@ EXTRA_COLUMNS: list[tuple[str, str]] = [
     ("est_p90", "DOUBLE"),
     ("est_confidence", "VARCHAR"),  # validated, low, unvalidated (bench.engines.estimate_bands)
     ("est_estimator", "VARCHAR"),  # "aiconfigurator 0.12.0; h200_sxm/trtllm 1.3.0rc20"
+    ("est_version", "VARCHAR"),  # the estimator's own version ("0.12.0"), for the tables' badge
     ("est_search", "VARCHAR"),  # how batch size and context tokens were chosen
     ("est_mapping", "VARCHAR"),  # the mapping choices, "key: value; ..."
 ]
@@ -67,6 +68,7 @@ def extra_columns(data: dict[str, Any]) -> dict[str, list[Any]]:
             band_text(band.get("median"), band.get("p10"), band.get("p90"), band.get("pairs", 0), conf)
         )
         cols["est_estimator"].append(who)
+        cols["est_version"].append(str(estr["version"]))
         cols["est_search"].append(e.get("search"))
         cols["est_mapping"].append("; ".join(f"{k}: {v}" for k, v in e["mapping"].items()) or None)
     return cols

@@ -123,7 +123,8 @@ def site_runs(db: Path) -> pd.DataFrame:
 
 
 # The estimate columns the explorer's table and tooltips show beside an estimate (site_gen.estimates).
-ESTIMATE_SITE_COLUMNS = ("est_confidence", "est_median", "est_p10", "est_p90", "est_pairs")
+# est_version: the badge "estimate (AIConfigurator 0.12.0, ±N % ...)" of every table row (calc/estimates.js).
+ESTIMATE_SITE_COLUMNS = ("est_confidence", "est_median", "est_p10", "est_p90", "est_pairs", "est_version")
 
 
 def site_estimates(db: Path) -> pd.DataFrame:

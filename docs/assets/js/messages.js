@@ -26,6 +26,14 @@ export const UI = {
   sample: (max, n) => say("sample", { max, n }),
   count: (n, total) => say("count", { n, total }),
   countEstimates: (n) => say("countEstimates", { n }),
+  countHeld: (n) => say("countHeld", { n }),
+  // an estimate's badge in a table or on its card (calc/estimates.js badgeText)
+  estimateWords: {
+    badge: (version, n) => say("estBadge", { version, n }),
+    badgeLow: (version, n) => say("estBadgeLow", { version, n }),
+    badgeNone: (version) => say("estBadgeNone", { version }),
+  },
+  estBadgeHelp: say("estBadgeHelp"),
   all: say("all"),
   allValue: say("allValue"),
   selected: (n) => say("selected", { n }),
