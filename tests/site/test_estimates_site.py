@@ -171,7 +171,7 @@ BADGES = {
 }
 
 
-def test_held_back_counts_and_band_width_under_node(node: Any) -> None:  # noqa: F811
+def test_held_back_counts_and_badges_under_node(node: Any) -> None:  # noqa: F811
     """calc/estimates.js on hand-worked cases: the counts without the held rows are the index's minus
     theirs, matched by value text (the held rows' own index codes its values in its own order)."""
     a, b, c, d, e = ({"id": i} for i in "abcde")  # held: d and e (the page's index holds the same objects)
@@ -186,21 +186,42 @@ def test_held_back_counts_and_band_width_under_node(node: Any) -> None:  # noqa:
         " const out = m.withoutHeld(every, held, values, heldValues);"
         " out.rows = out.rows.map((r) => r.id); return out; }"
     )
-    widths = "(m, rows) => rows.map((r) => m.bandPercent(r))"
-    bands = [
-        {"est_pairs": 5, "est_p10": -0.16, "est_p90": 0.22},  # the wider side: 22
-        {"est_pairs": 2, "est_p10": -0.584, "est_p90": 0.1},  # 58.4 -> 58
-        {"est_pairs": 0, "est_p10": None, "est_p90": None},  # no pair, no band
+    # the badge from a row's columns, with the catalogue's sentences stood in by plain templates
+    words = (
+        "(m, rows) => rows.map((r) => m.badgeText(r, {badge: (v, n) => `B ${v} ${n}`,"
+        " badgeLow: (v, n) => `L ${v} ${n}`, badgeNone: (v) => `N ${v}`}))"
+    )
+    rows = [
+        {"source_kind": "modelled", "est_confidence": "validated", "est_pct": 22, "est_version": "0.12.0"},
+        {"source_kind": "modelled", "est_confidence": "low", "est_pct": 58, "est_version": "0.12.0"},
+        {
+            "source_kind": "modelled",
+            "est_confidence": "unvalidated",
+            "est_pct": None,
+            "est_version": "0.12.0",
+        },
+        {"source_kind": "published", "est_confidence": None, "est_pct": None, "est_version": None},
     ]
     got, w = node(
         [
             ["calc/estimates.js", job, [every, held, values, held_values]],
-            ["calc/estimates.js", widths, [bands]],
+            ["calc/estimates.js", words, [rows]],
         ]
     )
     assert got["rows"] == ["a", "b", "c"] and got["held"] == 2
     assert got["counts"] == {"gpu": [2, 1, 0], "kind": [1, 2]}
-    assert w == [22, 58, None]
+    assert w == ["B 0.12.0 22", "L 0.12.0 58", "N 0.12.0", None]
+
+
+def test_band_percent_is_the_wider_side_of_the_band() -> None:
+    """N of the badge, worked by hand: p10 -16 %, p90 +22 % -> 22; p10 +42 %, p90 +58 % -> 58 (both
+    sides above zero: the band is still read as ±); -58.4 % -> 58; no band -> None."""
+    from site_gen.estimates import band_percent
+
+    assert band_percent(-0.16, 0.22) == 22
+    assert band_percent(0.42, 0.58) == 58
+    assert band_percent(-0.584, 0.1) == 58
+    assert band_percent(None, None) is None
 
 
 def _estimate_ids(est_site: Path) -> dict[str, int]:

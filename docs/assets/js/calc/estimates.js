@@ -32,20 +32,13 @@ export function withoutHeld(all, held, allValues, heldValues) {
   return { ...all, rows: all.rows.filter((r) => !gone.has(r)), counts, held: held.rows.length };
 }
 
-/** The band's half-width in whole per cent: the larger of |p10| and |p90| of the signed error of the
- * estimate's category, so that 8 in 10 comparable published runs were within ±N % (null: no band). */
-export function bandPercent(r) {
-  if (!r.est_pairs || r.est_p10 === null || r.est_p10 === undefined || r.est_p90 === null || r.est_p90 === undefined)
-    return null;
-  return Math.round(100 * Math.max(Math.abs(Number(r.est_p10)), Math.abs(Number(r.est_p90))));
-}
-
 /** The badge's text for an estimate row, from the catalogue's sentences ``words``: {badge(version, n),
- * badgeLow(version, n), badgeNone(version)}; null for a measured or published run. */
+ * badgeLow(version, n), badgeNone(version)}; null for a measured or published run. ``est_pct`` is the
+ * band's N, computed at build time (site_gen.estimates.band_percent); null where there is no band. */
 export function badgeText(r, words) {
   if (!isEstimate(r)) return null;
   const version = r.est_version || "?";
-  const n = bandPercent(r);
-  if (n === null) return words.badgeNone(version);
+  const n = r.est_pct;
+  if (n === null || n === undefined) return words.badgeNone(version);
   return r.est_confidence === "validated" ? words.badge(version, n) : words.badgeLow(version, n);
 }
