@@ -267,6 +267,7 @@ def test_explorer_hides_estimates_until_asked_and_marks_them(
     off = _explorer_rows(page)
     assert len(off) == 12 and not any("AIConfigurator" in r for r in off)  # none listed with the switch off
     _check_listing(page, ids, set())
+    assert page.is_disabled(".lb-est-low input")  # nothing to add while the estimates are off
     # estimates on: only the validated one (TP 1); the other two are held back and the count line says so
     page.click('.lb-filter[data-dim="kind"] .lb-filter-button')
     _after(page, lambda: page.check('.lb-filter[data-dim="kind"] input[value="modelled"]'))
@@ -274,6 +275,7 @@ def test_explorer_hides_estimates_until_asked_and_marks_them(
     assert len(_explorer_rows(page)) == 13
     _check_listing(page, ids, {1})
     assert "kind=modelled" in page.url and "est_low" not in page.url  # kept in the URL
+    assert page.is_enabled(".lb-est-low input") and not page.is_checked(".lb-est-low input")
     assert page.text_content(".lb-count") == (
         "12 of 12 runs, and 1 estimates (not runs; hollow rings in the charts); 2 low-confidence estimates"
         " held back (tick “Low-confidence estimates too” to draw them)"

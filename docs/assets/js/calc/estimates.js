@@ -9,6 +9,10 @@ export const LOW_KEY = "est_low"; // the URL's parameter: ?est_low=1 draws the l
 
 export const isEstimate = (r) => r.source_kind === ESTIMATE_KIND;
 
+/** Whether a filter state shows estimates at all ("Source kind" all, or "modelled" among its values): the
+ * low-confidence box means nothing otherwise and is disabled. */
+export const estimatesChosen = (state) => !(state.kind && state.kind.length) || state.kind.includes(ESTIMATE_KIND);
+
 /** Held back unless asked for: an estimate whose category was not validated on at least 5 comparable
  * published runs within a median |error| of 25 % (confidence "low"), or has no comparable run at all
  * ("unvalidated"). */

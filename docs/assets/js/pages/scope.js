@@ -12,7 +12,7 @@ import { mountFilterBar } from "../views/filter-bar.js";
 import { mountSummary } from "../views/summary.js";
 import { mountResultsTable } from "../views/results-table.js";
 import { setRows } from "../views/chart.js";
-import { LOW_KEY, isHeldBack, withoutHeld } from "../calc/estimates.js";
+import { LOW_KEY, estimatesChosen, isHeldBack, withoutHeld } from "../calc/estimates.js";
 
 /** hooks: {charts, cardHref(root, id), measured(kind, ms)}. Returns the scope's controller at once;
  * controller.ready resolves when the bar, table and first-screen charts are drawn. */
@@ -59,7 +59,10 @@ export function mountScope(root, ownsUrl, hooks) {
     let result = index.filter(state);
     if (held && !low) result = withoutHeld(result, held.filter(state), index.values, held.values);
     rows = result.rows;
-    if (lowBox) lowBox.checked = low;
+    if (lowBox) {
+      lowBox.checked = low;
+      lowBox.disabled = !estimatesChosen(state);
+    }
     bar.sync(state, result.counts, index.index);
     // "N of M runs" counts runs: an estimate (source kind "modelled") is never a run (issue 28)
     summary.draw({
@@ -122,7 +125,6 @@ export function mountScope(root, ownsUrl, hooks) {
       });
     }
     if (lowBox) {
-      lowBox.disabled = false;
       lowBox.addEventListener("change", () => {
         low = lowBox.checked;
         if (ownsUrl) {
