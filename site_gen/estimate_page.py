@@ -6,6 +6,11 @@ The ``<!-- estimate-accuracy -->`` marker renders the overall error, the error b
 number of GPUs of the run, by category (the bands every estimate carries, ``bench.contract.
 estimate_bands``), the worst pairs, and a log-log chart of estimate against published with the y = x line
 and the +-25 % lines. Every string from the table is escaped.
+
+The chart is filterable like the explorer (``FILTERS``: GPU, model, precision, workload, GPUs, release,
+kept in the URL): its pairs are one small data file written at build time (``pairs_frame``) whose columns
+carry the explorer's dimension names and sort orders, so the page script's filter scope serves it as it
+serves the runs.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from typing import TYPE_CHECKING
 import altair as alt
 
 from bench.contract.estimate_bands import bands, gpus_class, read_table, summary
+from site_gen.dimensions import Dimension, release_label
+from site_gen.dimensions import get as dimension
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -149,18 +156,44 @@ def render(t: Callable[..., str], rows: list[Row]) -> str:
     return "\n".join(parts)
 
 
-def pairs_frame(rows: list[Row]) -> pd.DataFrame:
-    """The pairs as the chart's data (a page data file named like the runs' ones)."""
+# The chart's filters: the explorer's dimensions the validation table has (model: AIConfigurator's config
+# name, as in the table "By model"; version: the published run's TensorRT-LLM release).
+FILTERS = ("gpu", "model", "precision", "workload", "gpus", "version")
+
+
+def filter_dims() -> list[Dimension]:
+    return [dimension(k) for k in FILTERS]
+
+
+def pairs_frame(rows: list[Row], gpu_order: list[str]) -> pd.DataFrame:
+    """The pairs as the chart's data file: the explorer dimensions' columns (``FILTERS``) with their sort
+    columns (GPU generation from ``gpu_order``, the site's GPU domain; precision; workload; release), the
+    two figures and the signed error."""
     import pandas as pd
 
+    from site_gen.load import version_key
+    from site_gen.queries import PRECISION_ORDER
+
+    gpus = {g: i + 1 for i, g in enumerate(gpu_order)}
+    precisions = {p: i + 1 for i, p in enumerate(PRECISION_ORDER)}
     df = pd.DataFrame(rows)
     for c in ("published", "estimate", "error"):
         df[c] = df[c].astype(float)
+    df["model_name"] = df["model_config"]
     df["workload"] = df["isl"] + "/" + df["osl"]
-    df["gpus"] = [_gpus(r) for r in rows]
+    df["workload_order"] = df["isl"].astype(int) * 1_000_000 + df["osl"].astype(int)
+    df["n_gpus"] = df["tp"].astype(int) * df["pp"].astype(int)
+    df["gpu_class"] = [_gpus(r) for r in rows]
+    df["gpu_order"] = [gpus.get(g, 999) for g in df["gpu"]]
+    df["precision_order"] = [precisions.get(p, 99) for p in df["precision"]]
+    df["engine_version"] = [release_label(v) for v in df["release"]]
+    df["version_key"] = [version_key(v) for v in df["engine_version"]]
     return df[
-        ["gpu", "model_config", "precision", "workload", "gpus", "release", "published", "estimate", "error"]
-    ]
+        [
+            "gpu", "model_name", "precision", "workload", "n_gpus", "engine_version", "gpu_class",
+            "published", "estimate", "error", "gpu_order", "precision_order", "workload_order", "version_key",
+        ]
+    ]  # fmt: skip
 
 
 def scatter(ctx: ChartContext) -> alt.LayerChart:
@@ -185,10 +218,11 @@ def scatter(ctx: ChartContext) -> alt.LayerChart:
             color=charts.gpu_color(ctx),
             tooltip=[
                 alt.Tooltip("gpu:N", title="GPU"),
-                alt.Tooltip("model_config:N", title="Model"),
+                alt.Tooltip("model_name:N", title="Model"),
                 alt.Tooltip("precision:N", title="Precision"),
                 alt.Tooltip("workload:N", title="Workload (ISL/OSL)"),
-                alt.Tooltip("gpus:N", title="GPUs"),
+                alt.Tooltip("gpu_class:N", title="GPUs"),
+                alt.Tooltip("engine_version:N", title="Release"),
                 alt.Tooltip("published:Q", title="Published", format=",.0f"),
                 alt.Tooltip("estimate:Q", title="Estimate", format=",.0f"),
                 alt.Tooltip("error:Q", title="Error", format="+.0%"),

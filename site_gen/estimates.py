@@ -33,6 +33,8 @@ EXTRA_COLUMNS: list[tuple[str, str]] = [
     ("est_p90", "DOUBLE"),
     ("est_confidence", "VARCHAR"),  # validated, low, unvalidated (bench.engines.estimate_bands)
     ("est_estimator", "VARCHAR"),  # "aiconfigurator 0.12.0; h200_sxm/trtllm 1.3.0rc20"
+    ("est_version", "VARCHAR"),  # the estimator's own version ("0.12.0"), for the tables' badge
+    ("est_pct", "INTEGER"),  # the badge's ±N % (``band_percent``); NULL without a band
     ("est_search", "VARCHAR"),  # how batch size and context tokens were chosen
     ("est_mapping", "VARCHAR"),  # the mapping choices, "key: value; ..."
 ]
@@ -67,6 +69,8 @@ def extra_columns(data: dict[str, Any]) -> dict[str, list[Any]]:
             band_text(band.get("median"), band.get("p10"), band.get("p90"), band.get("pairs", 0), conf)
         )
         cols["est_estimator"].append(who)
+        cols["est_version"].append(str(estr["version"]))
+        cols["est_pct"].append(band_percent(band.get("p10"), band.get("p90")) if band.get("pairs") else None)
         cols["est_search"].append(e.get("search"))
         cols["est_mapping"].append("; ".join(f"{k}: {v}" for k, v in e["mapping"].items()) or None)
     return cols
@@ -100,6 +104,16 @@ def create(con: Any, payloads: list[EstimateRows], run_columns: list[tuple[str, 
         f"(SELECT * FROM runs UNION ALL BY NAME SELECT * FROM {TABLE})"
     )
     return n
+
+
+def band_percent(p10: float | None, p90: float | None) -> int | None:
+    """The badge's N in "±N % on comparable published runs": the larger of |p10| and |p90| of the signed
+    error of the estimate's category in whole per cent, so that 8 in 10 of its comparable published runs
+    were within ±N % of their estimates. One integer column is all the explorer's data needs for the badge
+    (its three float band columns cost about 24 KB each, null for every run)."""
+    if p10 is None or p90 is None:
+        return None
+    return round(100 * max(abs(p10), abs(p90)))
 
 
 def band_text(median: float | None, p10: float | None, p90: float | None, pairs: int, conf: str) -> str:

@@ -405,6 +405,7 @@ class Page:
         est = self.site.estimates
         shown = sub
         defaults: Filters = {}
+        est_low = False  # the "low-confidence estimates too" box, where an estimate is held back
         if self._with_estimates and est is not None and not est.empty:
             mine = est[mask(est, mk.filters)]
             if not mine.empty:
@@ -412,6 +413,7 @@ class Page:
                 # changed choice in the URL; docs/reference/estimates.md says what a hand-made URL does)
                 shown = estimates_after(sub, mine)
                 defaults = {"kind": sorted(set(sub["source_kind"].astype(str)))}
+                est_low = "est_confidence" in mine and bool((mine["est_confidence"] != "validated").any())
         return self._scope(
             "explorer.html.j2",
             mk,
@@ -420,6 +422,7 @@ class Page:
             bar_runs=shown,
             limits=limits(sub, self.site.cat),
             price={"key": PRICE_KEY, "default": DEFAULT_PRICE},
+            est_low=est_low,
             table=json.dumps(table_columns(self.site.runs.columns, self.site.cat)),
             presets=[] if mk.filters else presets(sub, self.site.cat),
             summary=self._summary(mk, sub),
@@ -526,10 +529,11 @@ class Page:
         tables = estimate_page.render(self.site.cat.t, rows)
         if not rows:
             return tables
+        frame = estimate_page.pairs_frame(rows, list(self.site.ctx.gpus))
         if "estimate-pairs" not in self.site.keys:
-            frame = estimate_page.pairs_frame(rows)
             self.site.keys["estimate-pairs"] = self.site.keep(dataset.frame_file("pairs", frame))
         key = self.site.keys["estimate-pairs"]
+        src = self._rel(f"{DATA_DIR}/{key}.js")
         spec = json.dumps(
             compile_spec(
                 localize(
@@ -539,18 +543,28 @@ class Page:
             separators=(",", ":"),
             ensure_ascii=False,
         )
+        chart = {
+            "spec": spec,
+            "fixed": "{}",
+            "src": src,
+            "key": key,
+            "label": self.site.cat.t("est.chart_label"),
+            "card": self.card,
+            "caption": self.site.cat.t("est.chart_caption"),
+            "reserve": reserved_height(spec),
+        }
+        # the chart in a filter scope of its own data (the explorer's bar and URL state over the pairs)
+        dims = estimate_page.filter_dims()
         chart = self.site.render(
-            "_chart.html.j2",
-            c={
-                "spec": spec,
-                "fixed": "{}",
-                "src": self._rel(f"{DATA_DIR}/{key}.js"),
-                "key": key,
-                "label": self.site.cat.t("est.chart_label"),
-                "card": self.card,
-                "caption": self.site.cat.t("est.chart_caption"),
-                "reserve": reserved_height(spec),
-            },
+            "view.html.j2",
+            fixed="{}",
+            src=src,
+            key=key,
+            dims=json.dumps([dimension_json(d, self.site.cat) for d in dims]),
+            defaults="{}",
+            card=self.card,
+            bar=static_bar(frame, dims, {}, self.site.cat),
+            charts=[chart],
         )
         return chart + tables + self._planner_check()
 

@@ -123,7 +123,9 @@ def site_runs(db: Path) -> pd.DataFrame:
 
 
 # The estimate columns the explorer's table and tooltips show beside an estimate (site_gen.estimates).
-ESTIMATE_SITE_COLUMNS = ("est_confidence", "est_median", "est_p10", "est_p90", "est_pairs")
+# The badge "estimate (AIConfigurator {est_version}, ±{est_pct} % ...)" of every table row and whether it is
+# held back (est_confidence; calc/estimates.js); the band's other figures are on the run card.
+ESTIMATE_SITE_COLUMNS = ("est_confidence", "est_pct", "est_version")
 
 
 def site_estimates(db: Path) -> pd.DataFrame:

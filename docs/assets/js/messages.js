@@ -29,6 +29,14 @@ export const UI = {
   summaryFirst: (cells, total) => say("summaryFirst", { cells, total }),
   everyRun: say("everyRun"),
   everyRunLoading: say("everyRunLoading"),
+  countHeld: (n) => say("countHeld", { n }),
+  // an estimate's badge in a table or on its card (calc/estimates.js badgeText)
+  estimateWords: {
+    badge: (version, n) => say("estBadge", { version, n }),
+    badgeLow: (version, n) => say("estBadgeLow", { version, n }),
+    badgeNone: (version) => say("estBadgeNone", { version }),
+  },
+  estBadgeHelp: say("estBadgeHelp"),
   all: say("all"),
   allValue: say("allValue"),
   selected: (n) => say("selected", { n }),

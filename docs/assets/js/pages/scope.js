@@ -16,6 +16,7 @@ import { mountFilterBar } from "../views/filter-bar.js";
 import { mountSummary } from "../views/summary.js";
 import { mountResultsTable } from "../views/results-table.js";
 import { setRows } from "../views/chart.js";
+import { LOW_KEY, estimatesChosen, isHeldBack, withoutHeld } from "../calc/estimates.js";
 
 /** hooks: {charts, cardHref(root, id), measured(kind, ms)}. Returns the scope's controller at once;
  * controller.ready resolves when the bar, table and first-screen charts are drawn. */
@@ -38,6 +39,11 @@ export function mountScope(root, ownsUrl, hooks) {
   let index = null, state = null, rows = [], bar = null, summary = null, table = null;
   let detail = null; // Promise: every run loaded and indexed, the bar and table mounted (once)
   let price = null, priceRefused = false;
+  // Low-confidence estimates (issue 28): held back unless the reader ticks the box (?est_low=1); their own
+  // small index gives what they would add, so the counts and the count line leave them out.
+  const lowBox = root.querySelector(".lb-est-low input");
+  let held = null, low = false;
+  const urlLow = () => ownsUrl && url.param(LOW_KEY) === "1";
 
   // The URL's price (?price=), or the default; a text that is not a price is kept to say so.
   function urlPrice() {
@@ -56,13 +62,18 @@ export function mountScope(root, ownsUrl, hooks) {
 
   // The filter bar's values and counts, the "N of M runs" line and the table for the current state.
   function refresh() {
-    const result = index.filter(state);
+    let result = index.filter(state);
+    if (held && !low) result = withoutHeld(result, held.filter(state), index.values, held.values);
     rows = result.rows;
+    if (lowBox) {
+      lowBox.checked = low;
+      lowBox.disabled = !estimatesChosen(state);
+    }
     bar.sync(state, result.counts, index.index);
     // "N of M runs" counts runs: an estimate (source kind "modelled") is never a run (issue 28)
     summary.draw({
       shown: countRuns(rows), total: countRuns(index.all), estimates: rows.length - countRuns(rows),
-      missing: result.missing, limited: result.limited,
+      missing: result.missing, limited: result.limited, held: result.held || 0,
     });
     if (table) table.draw(rows);
   }
@@ -150,6 +161,9 @@ export function mountScope(root, ownsUrl, hooks) {
     const all = (await source.rows()).filter(fixedMatcher(json(root, "data-lb-fixed", {})));
     await yieldToMain();
     index = source.index(all, dims, limits);
+    const heldRows = all.filter(isHeldBack);
+    if (heldRows.length) held = source.index(heldRows, dims, limits);
+    low = urlLow();
     state = ownsUrl ? stateFromQuery(keys, url.search(), defaults) : clone(defaults);
     if (priceCfg) price = urlPrice();
     await yieldToMain();
@@ -175,6 +189,18 @@ export function mountScope(root, ownsUrl, hooks) {
       });
     }
     showTable(true);
+    if (lowBox) {
+      lowBox.addEventListener("change", () => {
+        low = lowBox.checked;
+        if (ownsUrl) {
+          const q = new URLSearchParams(url.search());
+          if (low) q.set(LOW_KEY, "1");
+          else q.delete(LOW_KEY);
+          url.pushQuery(String(q) ? "?" + q : "");
+        }
+        setState(state, false, true);
+      });
+    }
     refresh();
     const t0 = performance.now();
     await Promise.all(charts.map((c) => (!c.source ? hooks.charts.lazy(c, () => rows) : c.view && setRows(c, rows))));
@@ -193,6 +219,7 @@ export function mountScope(root, ownsUrl, hooks) {
       if (!ownsUrl) return;
       if (!index) return void everyRun(); // it reads the URL's state itself
       if (priceCfg) setPrice(urlPrice());
+      low = urlLow();
       setState(stateFromQuery(keys, url.search(), defaults), false, true);
     },
     destroy: () => bar && bar.destroy(),

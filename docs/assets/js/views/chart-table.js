@@ -5,6 +5,7 @@
 import { el } from "../dom.js";
 import { UI } from "../messages.js";
 import { COUNT, NUMBER, tooltipFormat } from "../format.js";
+import { badgeText } from "../calc/estimates.js";
 
 const DATA_TABLE_MAX = 1000; // rows of a chart's data table (one-point-per-run charts can have thousands)
 
@@ -68,6 +69,9 @@ export function fillDataTable(chart) {
       const text = v === null || v === undefined ? "–" : num ? (f.format ? formats[i](v) : NUMBER.format(v)) : String(v);
       tr.append(el("td", num ? { class: "lb-num" } : {}, text));
     });
+    // an estimate's point (explorer pages, issue 28) is listed with its badge, as in the results table
+    const badge = badgeText(d, UI.estimateWords);
+    if (badge) tr.firstChild.append(" ", el("span", { class: "lb-badge lb-estimate", title: UI.estBadgeHelp }, badge));
     tbody.append(tr);
   }
   table.append(thead, tbody);

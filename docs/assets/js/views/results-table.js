@@ -1,12 +1,14 @@
 // views/results-table.js: a scope's virtual results table, its sort and its CSV download.
 // In: the columns (data-lb-table), draw(rows) for the rows the filters keep, setPrice(v) for the cost
-// column. Out: tableText() for the tests; run ids are plain links (cardHref). Side effects: the scope's
-// <table>, its notes (rows; hidden columns), one scroll listener, a CSV download.
+// column. Out: tableText() for the tests; run ids are plain links (cardHref), an estimate's with its badge
+// (calc/estimates.js). Side effects: the scope's <table>, its notes (rows; hidden columns), one scroll
+// listener, a CSV download.
 
 import { el, remPx } from "../dom.js";
 import { UI } from "../messages.js";
 import { COST, COUNT, USD, cell, runCost } from "../format.js";
 import { fill } from "../messages.js";
+import { badgeText } from "../calc/estimates.js";
 
 const VISIBLE_ROWS = 20; // about the rows the table's box shows; above it the note says to scroll
 
@@ -181,6 +183,9 @@ export function mountResultsTable(opts) {
       const td = el("td", c.numeric ? { class: "lb-num" } : {});
       if (c.card && r[c.key]) {
         td.append(el("a", { href: opts.cardHref(r[c.key]), class: "lb-card-link" }, String(r[c.key])));
+        // an estimate never passes for a measurement (issue 28): its badge, with its band, beside its id
+        const badge = badgeText(r, UI.estimateWords);
+        if (badge) td.append(" ", el("span", { class: "lb-badge lb-estimate", title: UI.estBadgeHelp }, badge));
       } else {
         td.textContent = cellText(r, c);
       }
@@ -239,7 +244,9 @@ export function mountResultsTable(opts) {
     /** The whole selection as the table shows it (sorted, formatted): what a reader reaches by scrolling. */
     tableText: () => ({
       head: (cols || []).map((c) => colLabel(c)),
-      rows: sorted.map((r) => cols.map((c) => (c.card ? String(r[c.key] ?? "") : cellText(r, c)))),
+      rows: sorted.map((r) =>
+        cols.map((c) => (c.card ? [r[c.key] ?? "", badgeText(r, UI.estimateWords)].filter(Boolean).join(" ") : cellText(r, c)))
+      ),
       hidden,
     }),
   };

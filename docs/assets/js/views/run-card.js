@@ -6,6 +6,7 @@
 import { el, json, webUrl } from "../dom.js";
 import { UI } from "../messages.js";
 import { figure } from "../format.js";
+import { badgeText } from "../calc/estimates.js";
 
 const CITE = new Set(["cite_text", "cite_bibtex"]);
 
@@ -40,6 +41,13 @@ export function showCard(node, id, run, pageUrl) {
   }
   const title = `${run.model_name} ${run.precision} on ${run.gpu}, TP ${run.tp}${run.pp > 1 ? ", PP " + run.pp : ""}, ISL/OSL ${run.workload}`;
   node.append(el("h2", {}, title));
+  // an estimate says so first, with its band (issue 28), as in the explorer's table
+  const badge = badgeText(run, UI.estimateWords);
+  if (badge) {
+    const p = el("p", { class: "lb-card-badge" });
+    p.append(el("span", { class: "lb-badge lb-estimate", title: UI.estBadgeHelp }, badge));
+    node.append(p);
+  }
   const idLine = el("p", { class: "lb-card-id" });
   idLine.append(UI.runId + " ", el("code", {}, run.run_id));
   node.append(idLine);
