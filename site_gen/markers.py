@@ -271,9 +271,10 @@ class Page:
         wanted = [mk.filters for mk in needing]
         if not wanted or runs.empty:
             return
-        # Estimates only where every marker is an explorer: a view or chart computes bests from the
-        # page's data, and a compare pair must never be an estimate (the explorer draws runs, one each).
-        self._with_estimates = all(mk.kind == "explorer" for mk in needing)
+        # Estimates only where every marker is an explorer or compare mode: a view or chart computes bests
+        # from the page's data; the explorer draws runs, one each, and compare pairs estimates only with
+        # estimates, beside the measured pairs (calc/compare.js: usable() leaves them out of those).
+        self._with_estimates = all(mk.kind in ("explorer", "compare") for mk in needing)
         est = self.site.estimates if self._with_estimates else None
         with_est = est is not None and not est.empty
         # Pages asking for the same runs (every view page wants all of them) share one file, encoded once.
