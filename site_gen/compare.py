@@ -208,12 +208,15 @@ def href(page: str, by: str, a: str, b: str, where: dict[str, str] | None = None
     return f"{page}?" + urlencode({"by": by, "a": a, "b": b, **(where or {})})
 
 
-def presets(runs: pd.DataFrame) -> list[dict[str, str]]:
+def presets(runs: pd.DataFrame, cat: Catalogue | None = None) -> list[dict[str, str]]:
+    """The presets the data can fill, labelled in the catalogue's language (``compare.preset_<i>``, the
+    English label where it has none)."""
     out = []
-    for label, by, a, b, where in PRESETS:
+    for i, (label, by, a, b, where) in enumerate(PRESETS):
         column = dict((k, c) for k, _, c in BY)[by]
         if matched(runs, column, a, b, where):
-            out.append({"label": label, "href": href("", by, a, b, where)})
+            text = cat.messages.get(f"compare.preset_{i}", label) if cat else label
+            out.append({"label": text, "href": href("", by, a, b, where)})
     return out
 
 
@@ -238,6 +241,6 @@ def config(runs: pd.DataFrame, cat: Catalogue | None = None) -> dict[str, Any]:
         "estimate_kind": ESTIMATE_KIND,
         "estimate_match": list(ESTIMATE_MATCH),
         "max_pct_of_bound": MAX_PCT_OF_BOUND,
-        "presets": presets(runs),
+        "presets": presets(runs, cat),
         "ui": {k: cat.t(f"compare.{k}") for k in UI},
     }

@@ -444,7 +444,7 @@ class Page:
             card=self.card,
             fixed=by_column(mk.filters),
             config=json.dumps(compare.config(sub, self.site.cat), ensure_ascii=False),
-            presets=compare.presets(sub),
+            presets=compare.presets(sub, self.site.cat),
             c={
                 "spec": spec,
                 "fixed": "{}",

@@ -174,3 +174,17 @@ def test_every_preset_answers_above_one_on_the_committed_results(real_db: Path) 
         assert got["median"] > 1, (label, got)
         assert got["n"] == compare.matched(runs, columns[by], a, b, where)
     assert shown >= 1
+
+
+def test_preset_labels_name_a_before_b_in_both_languages() -> None:
+    """A preset's label is its question "A vs B" (the page answers B ÷ A): A's name (its first word, "H100"
+    of "H100 SXM 80GB") comes before B's in the label, in English (the catalogue says what PRESETS says)
+    and in Korean."""
+    from site_gen import i18n
+
+    en, ko = i18n.load("en"), i18n.load("ko")
+    for i, (label, _by, a, b, _where) in enumerate(compare.PRESETS):
+        assert en.t(f"compare.preset_{i}") == label
+        for text in (label, ko.t(f"compare.preset_{i}")):
+            first, second = a.split()[0], b.split()[0]
+            assert first in text and second in text and text.index(first + " vs") < text.index(second), text
