@@ -63,6 +63,7 @@ PRESETS: tuple[tuple[str, str, str, str, dict[str, str]], ...] = (
 UI = (  # the page's words: keys of the catalogue's compare section (site_gen/i18n/<lang>.yaml)
     "by", "a", "b", "model", "workload", "any", "presets", "none", "ratio", "free", "config", "answer",
     "stats", "one_config", "fixed", "list", "estimates", "estimate", "measured", "est_answer", "est_none",
+    "est_low", "est_held",
 )  # fmt: skip
 
 

@@ -16,8 +16,10 @@ A100 shares two configurations with H100 (128/128 TP1 and TP2), none with H200: 
 is H100 and H200 (5), the older (H100) first.
 
 Estimates (AIConfigurator, modelled): H100 and H200 at 128/128 TP1 (1,100 and 1,540: 1.40, beside the
-measured 1.50) and at 1000/1000 TP1 (800 and 1,040: 1.30, no measurement), and H200 alone at 128/2048
-TP1 (no pair). Their median over the two pairs: (1.40 + 1.30) / 2 = 1.35; none enters the measured 1.30.
+measured 1.50) and at 1000/1000 TP1 (800 and 1,040: 1.30, no measurement); at 128/2048 TP1 H200's
+(3,000) is validated but H100's (1,500) is not, so that pair (2.00) is held back until ?est_low=1.
+Their median over the two pairs shown: (1.40 + 1.30) / 2 = 1.35; with the held-back one, 1.30, 1.40, 2.00
+-> 1.40; none enters the measured 1.30.
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ MEASURED = {
     ((2048, 128), 1): (400.0, 520.0),
 }
 ESTIMATED = {
-    H100: {(128, 128): 1100.0, (1000, 1000): 800.0},
+    H100: {(128, 128): 1100.0, (1000, 1000): 800.0, (128, 2048): 1500.0},
     H200: {(128, 128): 1540.0, (1000, 1000): 1040.0, (128, 2048): 3000.0},
 }
+UNVALIDATED = {(H100, (128, 2048))}  # its category has no comparable published run: held back
 
 
 def _run(tp: int, isl: int, osl: int, per_gpu: float) -> dict:
@@ -63,7 +66,7 @@ def _run(tp: int, isl: int, osl: int, per_gpu: float) -> dict:
 
 def _modelled(gpu: str, points: dict[tuple[int, int], float]) -> dict[str, Any]:
     data = modelled_file()
-    est = data["runs"][0]["estimate"]
+    est, unvalidated = data["runs"][0]["estimate"], data["runs"][1]["estimate"]
     data["hardware"]["gpu"] = gpu
     data["submission"]["system"] = f"AIConfigurator model of {gpu}"
     data["model"] = {"id": L70, "weight_precision": "FP8"}
@@ -73,7 +76,7 @@ def _modelled(gpu: str, points: dict[tuple[int, int], float]) -> dict[str, Any]:
             "workload": {"isl": isl, "osl": osl},
             "engine_settings": {"max_batch_size": 64, "max_num_tokens": 2048},
             "metrics": {"output_tokens_per_s_per_gpu": v},
-            "estimate": copy.deepcopy(est),
+            "estimate": copy.deepcopy(unvalidated if (gpu, (isl, osl)) in UNVALIDATED else est),
         }
         for (isl, osl), v in points.items()
     ]
@@ -253,6 +256,7 @@ def test_estimates_stand_beside_the_measurements_marked_and_apart(cmp_url: str, 
             est = page.text_content(".lb-compare-estimate")
             assert page.locator(".lb-compare-estimate").is_visible()
             assert "Estimate" in est and "1.35×" in est and "2 configurations" in est
+            assert "Held back: 1 of low or unvalidated confidence" in est
             assert page.locator(".lb-compare-legend-estimate").is_visible()
             page.click(".lb-compare-list > summary")
             rows = page.eval_on_selector_all(
@@ -277,6 +281,15 @@ def test_estimates_stand_beside_the_measurements_marked_and_apart(cmp_url: str, 
             assert _overflow(page) == []
             page.evaluate("document.querySelector('.lb-compare-answer').scrollIntoView()")
             page.screenshot(path=str(SHOTS / f"compare-estimates-{width}.png"))
+            # asked for: the held-back pair joins the estimates (1.30, 1.40, 2.00 -> 1.40), marked like them
+            page.check(".lb-compare-estimates:has-text('Low-confidence') input")
+            page.wait_for_function(
+                "document.querySelector('.lb-compare-estimate').textContent.includes('3 ')"
+            )
+            assert "1.40×" in page.text_content(".lb-compare-estimate") and "est_low=1" in page.url
+            assert page.text_content(".lb-compare-summary") == ANSWER[""]
+            got = sorted(round(m["ratio"], 2) for m in _marks(page) if m["basis"] == "estimate")
+            assert got == [1.3, 1.4, 2.0]
             assert w.errors == [] and w.external == []
         finally:
             w.close()
@@ -298,7 +311,7 @@ def test_the_default_pair_equals_a_duckdb_query_of_the_built_data(cmp_site: Path
     assert age[default["a"]] < age[default["b"]]
     assert (default["a"], default["b"]) == (H100, H200)  # and as worked by hand above
     with duckdb.connect(str(cmp_site / "llmbench.duckdb"), read_only=True) as con:
-        assert con.execute("SELECT count(*) FROM estimates").fetchone()[0] == 5
+        assert con.execute("SELECT count(*) FROM estimates").fetchone()[0] == 6
     assert compare.summary(
         compare.ratios(queries.site_runs(cmp_site / "llmbench.duckdb"), "gpu", H100, H200)
     ) == pytest.approx({"n": 5, "median": 1.3, "min": 0.95, "max": 2.0})

@@ -15,6 +15,11 @@ export function usable(rows, cfg) {
     .filter((r) => !(r.pct_of_bound > cfg.max_pct_of_bound)); // a flagged run never becomes a side's best
 }
 
+// The explorer's rule for estimates (issue 28): one whose category was not validated (confidence "low" or
+// "unvalidated") is held back until the reader asks for it (?est_low=1).
+export const LOW_KEY = "est_low";
+export const heldBack = (r) => r.est_confidence !== "validated";
+
 /** Estimates (source kind ``cfg.estimate_kind``) with the metric: paired only among themselves. */
 export function estimates(rows, cfg) {
   const metric = cfg.metric;

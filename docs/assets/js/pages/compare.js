@@ -2,7 +2,8 @@
 // dimension over the configurations both have, read as "how many times faster is B than A"; its pickers,
 // the answer (median, range, count), the dot plot by workload and the list on demand. With estimates on
 // (?kind=* or kind=modelled, as in the explorer) each configuration's estimated pair stands beside its
-// measured one, marked, never in the measured figures.
+// measured one, marked, never in the measured figures; as in the explorer, estimates not validated are held
+// back unless ?est_low=1 (calc/compare.js heldBack).
 // In: the placeholder (data-lb-config from site_gen/compare.py), the page's charts. Out: {ready, destroy}.
 // Side effects: the placeholder's elements; the URL (replaced, through state/url.js).
 
@@ -60,7 +61,8 @@ export function mountCompare(root, charts) {
     const free = (cfg.free || []).includes(q.get("free")) ? q.get("free") : "";
     const kinds = q.getAll("kind");
     const estimates = kinds.includes("*") || kinds.includes(cfg.estimate_kind);
-    const s = { by: by.key, a: q.get("a") || def?.a || "", b: q.get("b") || def?.b || "", where: {}, free, estimates };
+    const low = q.get(calc.LOW_KEY) === "1";
+    const s = { by: by.key, a: q.get("a") || def?.a || "", b: q.get("b") || def?.b || "", where: {}, free, estimates, low };
     for (const f of filters) if (f.key !== by.key && q.get(f.key)) s.where[f.key] = q.get(f.key);
     return s;
   }
@@ -70,6 +72,7 @@ export function mountCompare(root, charts) {
     for (const [k, v] of Object.entries(state.where)) q.set(k, v);
     if (state.free) q.set("free", state.free);
     if (state.estimates) q.set("kind", "*"); // every kind, as the explorer's URL says it
+    if (state.estimates && state.low) q.set(calc.LOW_KEY, "1");
     url.replaceQuery(q, false);
   }
 
@@ -117,6 +120,7 @@ export function mountCompare(root, charts) {
       bar.append(box);
     }
     if (est.length) bar.append(checkbox(ui.estimates, state.estimates, (on) => set({ estimates: on })));
+    if (state.estimates && est.some(calc.heldBack)) bar.append(checkbox(ui.est_low, state.low, (on) => set({ low: on })));
   }
 
   function checkbox(label, checked, onChange) {
@@ -135,7 +139,8 @@ export function mountCompare(root, charts) {
     const side = (p) => ({ a: p.a[metric], b: p.b[metric], ratio: calc.ratio(p, metric), a_run: p.a.run_id, b_run: p.b.run_id });
     const measured = calc.pairs(rows, opts);
     const estKeys = calc.matchKeys(cfg.estimate_match, by, state.free);
-    const estimated = state.estimates ? calc.pairs(filtered(est), { ...opts, match: cfg.estimate_match }) : [];
+    const shown = filtered(est).filter((r) => state.low || !calc.heldBack(r));
+    const estimated = state.estimates ? calc.pairs(shown, { ...opts, match: cfg.estimate_match }) : [];
     const byKey = new Map(estimated.map((p) => [p.key, p]));
     const list = measured.map((p) => {
       const k = calc.configKey(p.a, estKeys);
@@ -183,6 +188,8 @@ export function mountCompare(root, charts) {
     const { list, shared, measured, estimated } = work(rows);
     const sum = calc.summary(measured.map((p) => calc.ratio(p, cfg.metric)));
     const estSum = state.estimates ? calc.summary(estimated.map((p) => calc.ratio(p, cfg.metric))) || { n: 0 } : null;
+    const side = (r) => [state.a, state.b].includes(String(r[byDim().column]));
+    if (estSum) estSum.held = state.low ? 0 : filtered(est).filter((r) => calc.heldBack(r) && side(r)).length;
     renderAnswer(nodes, ui, { a: state.a, b: state.b, sum, shared, est: estSum });
     nodes.legend.hidden = !list.length;
     nodes.legendEstimate.hidden = !estimated.length;

@@ -30,9 +30,8 @@ export function renderAnswer(nodes, ui, { a, b, sum, shared, est }) {
   nodes.estimate.hidden = !est;
   nodes.estimate.textContent = !est
     ? ""
-    : est.n
-      ? fill(ui.est_answer, { a, b, r: times(est.median), n: COUNT.format(est.n) })
-      : ui.est_none;
+    : (est.n ? fill(ui.est_answer, { a, b, r: times(est.median), n: COUNT.format(est.n) }) : ui.est_none) +
+      (est.held ? " " + fill(ui.est_held, { n: COUNT.format(est.held) }) : "");
 }
 
 function numberCell(value, href, estimate) {
