@@ -526,6 +526,9 @@ def engine_comparison(ctx: ChartContext) -> alt.Chart:
     )
 
 
+COMPARE_STEP = 26  # px per line (workload) of compare mode's dot plot
+
+
 def compare_ratio(ctx: ChartContext, title_: str = "B ÷ A, output tokens/s per GPU") -> alt.LayerChart:
     """Compare mode's dot plot (rows ``group``, ``order``, ``ratio``, ``basis``, ``label``, ``a``, ``b``,
     ``kind`` from the page script): one line per workload, one dot per matched configuration at B ÷ A
@@ -565,12 +568,12 @@ def compare_ratio(ctx: ChartContext, title_: str = "B ÷ A, output tokens/s per 
     median = (
         alt.Chart()
         .transform_filter(measured)
-        .mark_tick(thickness=3, size=20, color="#8e24aa")
+        .mark_tick(thickness=3, size=20, color="#ab47bc")  # 3.6:1 on white, 4:1 on the dark slate
         .encode(y=y, x=alt.X("median(ratio):Q"))
     )
     one = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(x=alt.datum(1))
     return alt.layer(one, dots, estimates, median, data=alt.NamedData(DATA_NAME)).properties(
-        width="container", height=alt.Step(26)
+        width="container", height=alt.Step(COMPARE_STEP)
     )
 
 

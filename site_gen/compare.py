@@ -93,6 +93,21 @@ def ratios(
 ) -> list[float]:
     """B ÷ A for each configuration both have (``matched``'s rule; per side its best run): "how many
     times faster is B than A". The Python twin of the page's ``calc/compare.js`` pairs."""
+    both = _pairs(runs, column, a, b, where)
+    return [float(x) for x in (both[b] / both[a]).tolist()] if len(both) else []
+
+
+def workloads(runs: pd.DataFrame, column: str, a: str, b: str, where: dict[str, str] | None = None) -> int:
+    """How many workloads the pairs of ``ratios`` span: the lines of the page's dot plot."""
+    both = _pairs(runs, column, a, b, where)
+    return int(both.index.get_level_values("workload").nunique()) if len(both) else 0
+
+
+def _pairs(runs: pd.DataFrame, column: str, a: str, b: str, where: dict[str, str] | None) -> pd.DataFrame:
+    """Per configuration both have (index: its id and workload), the best metric of A and of B (columns
+    ``a``, ``b``); an empty frame for none."""
+    import pandas as pd
+
     df = _usable(runs)
     where = dict(where or {})
     free = where.pop("free", None)
@@ -100,11 +115,11 @@ def ratios(
         df = df[df[_column(key)].astype(str) == value]
     keys = [c for c in MATCH if c not in (column, free) and c in df.columns]
     df = df.assign(_cfg=config_ids(df, keys), _side=df[column].astype(str))
-    best = df[df["_side"].isin([a, b])].groupby(["_cfg", "_side"])[METRIC].max().unstack()
+    # the workload is one of the configuration's keys, so grouping by it too splits no configuration
+    best = df[df["_side"].isin([a, b])].groupby(["_cfg", "workload", "_side"])[METRIC].max().unstack()
     if a == b or a not in best.columns or b not in best.columns:
-        return []
-    both = best.dropna(subset=[a, b])
-    return [float(x) for x in (both[b] / both[a]).tolist()]
+        return pd.DataFrame(columns=[a, b])
+    return best.dropna(subset=[a, b])
 
 
 def summary(values: list[float]) -> dict[str, float] | None:

@@ -64,6 +64,9 @@ def test_python_ratio_and_summary_hand_worked() -> None:
     assert sorted(got) == pytest.approx([0.8, 1.2, 1.5, 2.0])
     assert compare.summary(got) == pytest.approx(WORKED)
     assert compare.summary([]) is None
+    # the dot plot's lines: the pairs span 1k/1k, 1k/8k and 8k/1k (the lone 8k/1k TP 4 run adds none)
+    assert compare.workloads(pd.DataFrame(RUNS), "gpu", "old", "new") == 3
+    assert compare.workloads(pd.DataFrame(RUNS), "gpu", "old", "nope") == 0
     # the other way round is the reciprocal: "old is 0.74x new" (1 / 1.35 is not the median of 1/x: 0.7407)
     back = compare.summary(compare.ratios(pd.DataFrame(RUNS), "gpu", "new", "old"))
     assert back is not None and back["median"] == pytest.approx((1 / 1.5 + 1 / 1.2) / 2)
