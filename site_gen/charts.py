@@ -526,40 +526,54 @@ def engine_comparison(ctx: ChartContext) -> alt.Chart:
     )
 
 
-def compare_ratio(ctx: ChartContext, title_: str = "A ÷ B, output tokens/s per GPU") -> alt.LayerChart:
-    """Compare mode: one bar per matched configuration (rows ``label``, ``ratio``, ``a``, ``b``, ``order``
-    from the page script), the ratio A ÷ B on a log axis (2x and 0.5x equally long), a rule at 1 and the
-    value at the end of each bar."""
+COMPARE_STEP = 26  # px per line (workload) of compare mode's dot plot
+
+
+def compare_ratio(ctx: ChartContext, title_: str = "B ÷ A, output tokens/s per GPU") -> alt.LayerChart:
+    """Compare mode's dot plot (rows ``group``, ``order``, ``ratio``, ``basis``, ``label``, ``a``, ``b``,
+    ``kind`` from the page script): one line per workload, one dot per matched configuration at B ÷ A
+    ("how many times faster is B than A") on a log axis (2x and 0.5x equally far from 1), the line's
+    median a tick, a dashed rule at 1. Estimated pairs (``basis`` estimate) are hollow orange diamonds
+    on the same line, never in the median. No value labels inside the plot: the summary above and each
+    line's label carry the numbers, so no label can sit on the 1 line. The axis fits the data (no
+    rounding out to a power of ten: 0.7-1.3 stays 0.7-1.3)."""
     y = alt.Y(
-        "label:N", sort=alt.EncodingSortField("order", op="min"), title=None, axis=alt.Axis(labelLimit=320)
+        "group:N", sort=alt.EncodingSortField("order", op="min"), title=None, axis=alt.Axis(labelLimit=150)
     )
-    # 36 px of room past the largest bar for its value, inside the plot (a label past the plot's edge made
-    # the layout differ from its own re-layout)
-    x = alt.X("ratio:Q", scale=alt.Scale(type="log", padding=36), title=title_)
-    bars = (
-        alt.Chart()
-        .mark_bar()
-        .encode(
-            y=y,
-            x=x,
-            x2=alt.datum(1),  # from 1 (equal) to the ratio: a log axis has no zero
-            color=alt.condition("datum.ratio >= 1", alt.value("#1565c0"), alt.value("#c62828")),
-            tooltip=[
-                alt.Tooltip("label:N", title="Configuration"),
-                alt.Tooltip("a:Q", title="A, output tokens/s per GPU", format=",.0f"),
-                alt.Tooltip("b:Q", title="B, output tokens/s per GPU", format=",.0f"),
-                alt.Tooltip("ratio:Q", title="A ÷ B", format=".2f"),
-            ],
-        )
+    # labels that would touch are dropped (a phone's plot is about 200 px wide for a decade of ticks)
+    axis = alt.Axis(labelOverlap="greedy", labelSeparation=6)
+    x = alt.X(
+        "ratio:Q", scale=alt.Scale(type="log", nice=False, zero=False, padding=14), title=title_, axis=axis
     )
-    values = (
+    tooltip = [
+        alt.Tooltip("label:N", title="Configuration"),
+        alt.Tooltip("kind:N", title="Kind"),
+        alt.Tooltip("a:Q", title="A, output tokens/s per GPU", format=",.0f"),
+        alt.Tooltip("b:Q", title="B, output tokens/s per GPU", format=",.0f"),
+        alt.Tooltip("ratio:Q", title="B ÷ A", format=".2f"),
+    ]
+    measured = alt.datum.basis == "measured"
+    dots = (
         alt.Chart()
-        .mark_text(align="left", dx=3, fontSize=10)
-        .encode(y=y, x=x, text=alt.Text("ratio:Q", format=".2f"))
+        .transform_filter(measured)
+        .mark_circle(size=56, opacity=0.7, color="#1e88e5")
+        .encode(y=y, x=x, tooltip=tooltip)
+    )
+    estimates = (
+        alt.Chart()
+        .transform_filter(~measured)
+        .mark_point(shape="diamond", filled=False, size=80, strokeWidth=1.6, color="#ef6c00")
+        .encode(y=y, x=x, tooltip=tooltip)
+    )
+    median = (
+        alt.Chart()
+        .transform_filter(measured)
+        .mark_tick(thickness=3, size=20, color="#ab47bc")  # 3.6:1 on white, 4:1 on the dark slate
+        .encode(y=y, x=alt.X("median(ratio):Q"))
     )
     one = alt.Chart().mark_rule(strokeDash=[4, 3]).encode(x=alt.datum(1))
-    return alt.layer(bars, values, one, data=alt.NamedData(DATA_NAME)).properties(
-        width="container", height=alt.Step(18)
+    return alt.layer(one, dots, estimates, median, data=alt.NamedData(DATA_NAME)).properties(
+        width="container", height=alt.Step(COMPARE_STEP)
     )
 
 

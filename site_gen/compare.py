@@ -1,5 +1,6 @@
 """Compare mode (``docs/compare.md``, the ``<!-- compare -->`` marker): A against B along one dimension
-(two GPUs, releases, precisions or engines) over the configurations both have.
+(two GPUs, releases, precisions or engines) over the configurations both have, read as "how many times
+faster is B than A" (B ÷ A per configuration; their median, range and count first, the list on demand).
 
 The matching rule lives here and is shipped to the page script as data: two runs are comparable when
 every column of ``MATCH`` but the compared one is equal; per side the best per-GPU output throughput of a
@@ -33,6 +34,11 @@ MATCH: tuple[str, ...] = (
 )  # fmt: skip
 METRIC = "output_tps_per_gpu"
 EXCLUDED_KINDS: tuple[str, ...] = ("modelled",)  # kept out of every comparison: estimates (issue 28)
+# Estimates (issue 28) are paired among themselves, never with a measurement, and shown beside the
+# measured pair of the same configuration. One estimator models one release for everyone, so the source
+# and the release are left out of an estimate's configuration.
+ESTIMATE_KIND = "modelled"
+ESTIMATE_MATCH: tuple[str, ...] = tuple(c for c in MATCH if c not in ("publisher", "engine_version"))
 
 # A match column a comparison may leave free ("free=precision" in the URL): each side's best whatever its
 # precision. NVIDIA publishes B200 at FP4 and H200 at FP8 only, so their only comparison is this one; the
@@ -40,21 +46,24 @@ EXCLUDED_KINDS: tuple[str, ...] = ("modelled",)  # kept out of every comparison:
 FREE = ("precision",)
 
 # (label, by, A, B, extra URL parameters): kept only when the data match at least one configuration.
+# The page answers "how many times faster is B than A" (B ÷ A), so each preset puts first what its question
+# measures against: the older GPU, the wider precision; the answer then reads above 1 (tested on the data).
 PRESETS: tuple[tuple[str, str, str, str, dict[str, str]], ...] = (
     ("H100 vs H200", "gpu", "H100 SXM 80GB", "H200 SXM 141GB", {}),
     (
-        "B200 vs H200 (each at its best precision)",
+        "H200 vs B200 (each at its best precision)",
         "gpu",
-        "B200 180GB",
         "H200 SXM 141GB",
+        "B200 180GB",
         {"free": "precision"},
     ),
-    ("FP8 vs FP16 on H200", "precision", "FP8", "FP16", {"gpu": "H200 SXM 141GB"}),
+    ("FP16 vs FP8 on H200", "precision", "FP16", "FP8", {"gpu": "H200 SXM 141GB"}),
 )
 
 UI = (  # the page's words: keys of the catalogue's compare section (site_gen/i18n/<lang>.yaml)
-    "by", "a", "b", "model", "workload", "any", "presets", "matched", "none", "geomean", "ratio", "free",
-    "config",
+    "by", "a", "b", "model", "workload", "any", "presets", "none", "ratio", "free", "config", "answer",
+    "stats", "one_config", "fixed", "list", "estimates", "estimate", "measured", "est_answer", "est_none",
+    "est_low", "est_held",
 )  # fmt: skip
 
 
@@ -77,6 +86,73 @@ def matched(runs: pd.DataFrame, column: str, a: str, b: str, where: dict[str, st
     ids = config_ids(df, keys)
     values = df[column].astype(str)
     return len(set(ids[(values == a).to_numpy()]) & set(ids[(values == b).to_numpy()]))
+
+
+def ratios(
+    runs: pd.DataFrame, column: str, a: str, b: str, where: dict[str, str] | None = None
+) -> list[float]:
+    """B ÷ A for each configuration both have (``matched``'s rule; per side its best run): "how many
+    times faster is B than A". The Python twin of the page's ``calc/compare.js`` pairs."""
+    both = _pairs(runs, column, a, b, where)
+    return [float(x) for x in (both[b] / both[a]).tolist()] if len(both) else []
+
+
+def workloads(runs: pd.DataFrame, column: str, a: str, b: str, where: dict[str, str] | None = None) -> int:
+    """How many workloads the pairs of ``ratios`` span: the lines of the page's dot plot."""
+    both = _pairs(runs, column, a, b, where)
+    return int(both.index.get_level_values("workload").nunique()) if len(both) else 0
+
+
+def _pairs(runs: pd.DataFrame, column: str, a: str, b: str, where: dict[str, str] | None) -> pd.DataFrame:
+    """Per configuration both have (index: its id and workload), the best metric of A and of B (columns
+    ``a``, ``b``); an empty frame for none."""
+    import pandas as pd
+
+    df = _usable(runs)
+    where = dict(where or {})
+    free = where.pop("free", None)
+    for key, value in where.items():
+        df = df[df[_column(key)].astype(str) == value]
+    keys = [c for c in MATCH if c not in (column, free) and c in df.columns]
+    df = df.assign(_cfg=config_ids(df, keys), _side=df[column].astype(str))
+    # the workload is one of the configuration's keys, so grouping by it too splits no configuration
+    best = df[df["_side"].isin([a, b])].groupby(["_cfg", "workload", "_side"])[METRIC].max().unstack()
+    if a == b or a not in best.columns or b not in best.columns:
+        return pd.DataFrame(columns=[a, b])
+    return best.dropna(subset=[a, b])
+
+
+def summary(values: list[float]) -> dict[str, float] | None:
+    """Median, range and count of the ratios (None for none): what the page says before its list."""
+    import statistics
+
+    if not values:
+        return None
+    return {"n": len(values), "median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def most_compared(
+    runs: pd.DataFrame, column: str = "gpu", order: str = "gpu_order"
+) -> tuple[str, str] | None:
+    """The two values of ``column`` sharing the most configurations (``matched``'s rule), the one first in
+    ``order`` (the older GPU) as A: where the Compare tab opens without a preset. Ties: the first pair in
+    name order. None when no two values share a configuration."""
+    import numpy as np
+
+    df = _usable(runs)
+    df = df[df[column].notna()]
+    keys = [c for c in MATCH if c != column and c in df.columns]
+    codes, values = pd_factorize_sorted(df[column])
+    shared = _shared_counts(codes, config_ids(df, keys), len(values))
+    np.fill_diagonal(shared, 0)
+    if not len(values) or shared.max() == 0:
+        return None
+    i, j = (int(x) for x in np.unravel_index(int(np.argmax(shared)), shared.shape))  # first max: i < j
+    rank = df.groupby(column)[order].min() if order in df.columns else None
+    first, second = str(values[i]), str(values[j])
+    if rank is not None and rank[values[j]] < rank[values[i]]:
+        first, second = second, first
+    return first, second
 
 
 def config_ids(df: pd.DataFrame, keys: list[str]) -> Any:
@@ -148,12 +224,15 @@ def href(page: str, by: str, a: str, b: str, where: dict[str, str] | None = None
     return f"{page}?" + urlencode({"by": by, "a": a, "b": b, **(where or {})})
 
 
-def presets(runs: pd.DataFrame) -> list[dict[str, str]]:
+def presets(runs: pd.DataFrame, cat: Catalogue | None = None) -> list[dict[str, str]]:
+    """The presets the data can fill, labelled in the catalogue's language (``compare.preset_<i>``, the
+    English label where it has none)."""
     out = []
-    for label, by, a, b, where in PRESETS:
+    for i, (label, by, a, b, where) in enumerate(PRESETS):
         column = dict((k, c) for k, _, c in BY)[by]
         if matched(runs, column, a, b, where):
-            out.append({"label": label, "href": href("", by, a, b, where)})
+            text = cat.messages.get(f"compare.preset_{i}", label) if cat else label
+            out.append({"label": text, "href": href("", by, a, b, where)})
     return out
 
 
@@ -163,7 +242,10 @@ def config(runs: pd.DataFrame, cat: Catalogue | None = None) -> dict[str, Any]:
     from site_gen import i18n
 
     cat = cat or i18n.load(i18n.DEFAULT)
+    pair = most_compared(runs)
     return {
+        # where the page opens without a choice in its URL: the most-compared pair of GPUs in the data
+        "default": {"by": "gpu", "a": pair[0], "b": pair[1]} if pair else None,
         "by": [
             {"key": k, "label": cat.messages.get(f"compare.dim_{k}", label), "column": c}
             for k, label, c in BY
@@ -172,7 +254,9 @@ def config(runs: pd.DataFrame, cat: Catalogue | None = None) -> dict[str, Any]:
         "free": list(FREE),
         "metric": METRIC,
         "excluded_kinds": list(EXCLUDED_KINDS),
+        "estimate_kind": ESTIMATE_KIND,
+        "estimate_match": list(ESTIMATE_MATCH),
         "max_pct_of_bound": MAX_PCT_OF_BOUND,
-        "presets": presets(runs),
+        "presets": presets(runs, cat),
         "ui": {k: cat.t(f"compare.{k}") for k in UI},
     }

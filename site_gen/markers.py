@@ -276,9 +276,10 @@ class Page:
         wanted = [mk.filters for mk in needing]
         if not wanted or runs.empty:
             return
-        # Estimates only where every marker is an explorer: a view or chart computes bests from the
-        # page's data, and a compare pair must never be an estimate (the explorer draws runs, one each).
-        self._with_estimates = all(mk.kind == "explorer" for mk in needing)
+        # Estimates only where every marker is an explorer or compare mode: a view or chart computes bests
+        # from the page's data; the explorer draws runs, one each, and compare pairs estimates only with
+        # estimates, beside the measured pairs (calc/compare.js: usable() leaves them out of those).
+        self._with_estimates = all(mk.kind in ("explorer", "compare") for mk in needing)
         est = self.site.estimates if self._with_estimates else None
         with_est = est is not None and not est.empty
         # Pages asking for the same runs (every view page wants all of them) share one file, encoded once.
@@ -453,6 +454,7 @@ class Page:
         if box := self._empty(mk, sub):
             return box
         ratio = charts.to_spec(charts.compare_ratio(self.site.ctx), described=False)  # the summary says it
+        cfg = compare.config(sub, self.site.cat)
         spec = json.dumps(
             compile_spec(localize(ratio, i18n.translator(self.site.lang))),
             separators=(",", ":"),
@@ -464,8 +466,8 @@ class Page:
             key=self._key,
             card=self.card,
             fixed=by_column(mk.filters),
-            config=json.dumps(compare.config(sub, self.site.cat), ensure_ascii=False),
-            presets=compare.presets(sub),
+            config=json.dumps(cfg, ensure_ascii=False),
+            presets=compare.presets(sub, self.site.cat),
             c={
                 "spec": spec,
                 "fixed": "{}",
@@ -474,7 +476,7 @@ class Page:
                 "label": self.site.cat.t("compare.chart_label"),
                 "card": self.card,
                 "caption": None,
-                "reserve": COMPARE_RESERVE,
+                "reserve": compare_reserve(sub, cfg["default"]),
             },
         )
 
@@ -658,7 +660,15 @@ class Page:
 # plot's height plus this before the chart is drawn, so that the page below does not jump when it
 # arrives (layout shift). Charts taller than that push the page by the rest only.
 CHART_CHROME_PX = 110
-COMPARE_RESERVE = 200  # compare's ratio chart grows with its rows (18 px each); a few rows' worth
+
+
+def compare_reserve(runs: pd.DataFrame, default: dict[str, str] | None) -> int:
+    """Pixels to reserve for compare mode's dot plot as the page opens (on its default pair): one line
+    per workload (``charts.COMPARE_STEP``) + ``CHART_CHROME_PX``; another pair's plot grows or shrinks."""
+    from site_gen import charts, compare
+
+    lines = compare.workloads(runs, "gpu", default["a"], default["b"]) if default else 0
+    return charts.COMPARE_STEP * max(lines, 1) + CHART_CHROME_PX
 
 
 def reserved_height(spec: str) -> int | None:

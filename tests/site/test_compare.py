@@ -1,8 +1,9 @@
-"""Compare mode on the fixture results (tests/site/conftest.py), against ratios worked by hand:
+"""Compare mode on the fixture results (tests/site/conftest.py), against ratios worked by hand (B ÷ A:
+"how many times faster is B than A"):
 
-- H200 vs A100, Llama 3.1 8B: the only configuration both have is FP16, 128/128, TP 1 (same source and
+- A100 vs H200, Llama 3.1 8B: the only configuration both have is FP16, 128/128, TP 1 (same source and
   release): 16,000 / 7,000 output tokens/s per GPU = 2.29;
-- FP8 vs FP16 on H200, Llama 3.1 8B: only 128/128 TP 1 has both: 28,000 / 16,000 = 1.75.
+- FP16 vs FP8 on H200, Llama 3.1 8B: only 128/128 TP 1 has both: 28,000 / 16,000 = 1.75.
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ def rows(page) -> list[list[str]]:
 
 
 def test_two_gpus_are_compared_over_the_configurations_both_have(fixture_url: str, watched: Watched) -> None:
-    page = watched.open(f"{fixture_url}/compare.html?by=gpu&a=H200+SXM+141GB&b=A100+SXM4+80GB")
+    page = watched.open(f"{fixture_url}/compare.html?by=gpu&a=A100+SXM4+80GB&b=H200+SXM+141GB")
     got = rows(page)
     assert len(got) == 1
     label, a, b, ratio = got[0]
-    assert "Llama 3.1 8B FP16" in label and "128/128" in label and "TP1" in label
-    assert (a, b, ratio) == ("16,000", "7,000", "2.29")
-    assert "2.29×" in page.text_content(".lb-compare-geomean")
+    # one configuration: everything it is is said once, above, not in its row
+    shared = page.text_content(".lb-compare-shared")
+    assert "Llama 3.1 8B · FP16 · 128/128 · TP1" in shared and label == "–"
+    assert (a, b, ratio) == ("7,000", "16,000", "2.29×")
+    assert page.text_content(".lb-compare-summary") == "H200 SXM 141GB is 2.29× A100 SXM4 80GB"
     assert (
         page.evaluate("window.llmbench.countMarks(window.llmbench.charts()[0].view.scenegraph().root)") >= 1
     )
@@ -41,8 +44,8 @@ def test_two_gpus_are_compared_over_the_configurations_both_have(fixture_url: st
 
 
 def test_two_precisions_on_one_gpu_and_the_url_keeps_the_choice(fixture_url: str, watched: Watched) -> None:
-    page = watched.open(f"{fixture_url}/compare.html?by=precision&a=FP8&b=FP16&gpu=H200+SXM+141GB")
-    assert [r[1:] for r in rows(page)] == [["28,000", "16,000", "1.75"]]
+    page = watched.open(f"{fixture_url}/compare.html?by=precision&a=FP16&b=FP8&gpu=H200+SXM+141GB")
+    assert [r[1:] for r in rows(page)] == [["16,000", "28,000", "1.75×"]]
     page.select_option(".lb-compare-field:has-text('Workload') select", "2048/128")
     page.wait_for_function("document.querySelector('.lb-compare-summary').textContent.startsWith('No ')")
     query = parse_qs(urlparse(page.url).query)

@@ -135,5 +135,7 @@ def test_every_text_mark_reaches_aa_contrast_on_the_page_background(theme: str) 
                 ratio = contrast(colour, bg)
                 if ratio < AA:
                     low.append(f"{name} {mark.get('name')}: {colour} on {bg} is {ratio:.2f}:1")
-    assert checked > 5  # the views' value labels, ratios and notes were found
+    # the views' value labels, ratios and notes were found (compare mode's dot plot has no text marks: its
+    # numbers are in the page's text and the axis labels)
+    assert checked >= 5
     assert sorted(set(low)) == []

@@ -1,14 +1,19 @@
 // pages/compare.js: compare mode (.lb-compare, compare.html?by=gpu&a=…&b=…): A against B along one
-// dimension over the configurations both have; its pickers, summary, geomean, chart and table.
+// dimension over the configurations both have, read as "how many times faster is B than A"; its pickers,
+// the answer (median, range, count), the dot plot by workload and the list on demand. With estimates on
+// (?kind=* or kind=modelled, as in the explorer) each configuration's estimated pair stands beside its
+// measured one, marked, never in the measured figures; as in the explorer, estimates not validated are held
+// back unless ?est_low=1 (calc/estimates.js isHeldBack, the explorer's rule).
 // In: the placeholder (data-lb-config from site_gen/compare.py), the page's charts. Out: {ready, destroy}.
 // Side effects: the placeholder's elements; the URL (replaced, through state/url.js).
 
 import { cardHref, el, json } from "../dom.js";
-import { COUNT, NUMBER } from "../format.js";
 import * as url from "../state/url.js";
 import { fixedMatcher, openSource, valueCodes } from "../data/source.js";
-import { geomean, pairLabel, pairs, usable } from "../calc/compare.js";
+import * as calc from "../calc/compare.js";
+import { isHeldBack, LOW_KEY } from "../calc/estimates.js";
 import { setRows } from "../views/chart.js";
+import { renderAnswer, renderList, times } from "../views/compare-summary.js";
 
 // The order of a compared column's values (registry order for GPUs, release order for versions).
 const SORT_COLUMN = { gpu: "gpu_order", engine_version: "version_key", precision: "precision_order", workload: "workload_order" };
@@ -34,20 +39,31 @@ export function mountCompare(root, charts) {
   const ui = cfg.ui;
   const bar = root.querySelector(".lb-compare-bar");
   const tableNode = root.querySelector(".lb-compare-table");
+  const q = (sel) => root.querySelector(sel);
+  const nodes = {
+    sentence: q(".lb-compare-summary"), stats: q(".lb-compare-stats"), shared: q(".lb-compare-shared"),
+    estimate: q(".lb-compare-estimate"), details: q(".lb-compare-list"), legend: q(".lb-compare-legend"),
+    legendEstimate: q(".lb-compare-legend-estimate"),
+  };
   // filters besides the compared dimension: model, workload and the other "by" dimensions
   const filters = [
     { key: "model", label: ui.model, column: "model_name" },
     { key: "workload", label: ui.workload, column: "workload" },
     ...cfg.by,
   ];
-  let all = [], state = null, chart = null;
+  let all = [], est = [], state = null, chart = null;
   const byDim = () => cfg.by.find((d) => d.key === state.by);
 
   function readUrl(search) {
     const q = new URLSearchParams(search);
-    const by = cfg.by.find((d) => d.key === q.get("by")) || cfg.by[0];
+    // no pair asked for: the most-compared pair of the data (site_gen.compare.most_compared)
+    const def = !q.get("a") && !q.get("b") && (!q.get("by") || q.get("by") === cfg.default?.by) ? cfg.default : null;
+    const by = cfg.by.find((d) => d.key === (q.get("by") || def?.by)) || cfg.by[0];
     const free = (cfg.free || []).includes(q.get("free")) ? q.get("free") : "";
-    const s = { by: by.key, a: q.get("a") || "", b: q.get("b") || "", where: {}, free };
+    const kinds = q.getAll("kind");
+    const estimates = kinds.includes("*") || kinds.includes(cfg.estimate_kind);
+    const low = q.get(LOW_KEY) === "1";
+    const s = { by: by.key, a: q.get("a") || def?.a || "", b: q.get("b") || def?.b || "", where: {}, free, estimates, low };
     for (const f of filters) if (f.key !== by.key && q.get(f.key)) s.where[f.key] = q.get(f.key);
     return s;
   }
@@ -56,13 +72,15 @@ export function mountCompare(root, charts) {
     const q = new URLSearchParams({ by: state.by, a: state.a, b: state.b });
     for (const [k, v] of Object.entries(state.where)) q.set(k, v);
     if (state.free) q.set("free", state.free);
+    if (state.estimates) q.set("kind", "*"); // every kind, as the explorer's URL says it
+    if (state.estimates && state.low) q.set(LOW_KEY, "1");
     url.replaceQuery(q, false);
   }
 
   // Rows passing the filters other than the compared dimension.
-  function filtered() {
+  function filtered(from = all) {
     const tests = Object.entries(state.where).map(([k, v]) => [filters.find((f) => f.key === k).column, v]);
-    return all.filter((r) => tests.every(([c, v]) => String(r[c]) === v));
+    return from.filter((r) => tests.every(([c, v]) => String(r[c]) === v));
   }
 
   function buildBar(rows) {
@@ -102,53 +120,92 @@ export function mountCompare(root, charts) {
       box.append(check, " " + ui.free);
       bar.append(box);
     }
+    if (est.length) bar.append(checkbox(ui.estimates, state.estimates, (on) => set({ estimates: on })));
+    if (state.estimates && est.some(isHeldBack)) bar.append(checkbox(ui.est_low, state.low, (on) => set({ low: on })));
+  }
+
+  function checkbox(label, checked, onChange) {
+    const box = el("label", { class: "lb-compare-field lb-compare-estimates" });
+    const check = el("input", { type: "checkbox" });
+    check.checked = checked;
+    check.addEventListener("change", () => onChange(check.checked));
+    box.append(check, " " + label);
+    return box;
+  }
+
+  // The rows of one comparison: the measured pairs, and the estimated ones when asked for, keyed alike.
+  function work(rows) {
+    const by = byDim().column, metric = cfg.metric;
+    const opts = { by, a: state.a, b: state.b, match: cfg.match, metric, free: state.free };
+    const side = (p) => ({ a: p.a[metric], b: p.b[metric], ratio: calc.ratio(p, metric), a_run: p.a.run_id, b_run: p.b.run_id });
+    const measured = calc.pairs(rows, opts);
+    const estKeys = calc.matchKeys(cfg.estimate_match, by, state.free);
+    const shown = filtered(est).filter((r) => state.low || !isHeldBack(r));
+    const estimated = state.estimates ? calc.pairs(shown, { ...opts, match: cfg.estimate_match }) : [];
+    const byKey = new Map(estimated.map((p) => [p.key, p]));
+    const list = measured.map((p) => {
+      const k = calc.configKey(p.a, estKeys);
+      const e = byKey.get(k);
+      byKey.delete(k); // an estimate beside its measured pair is not listed again on its own
+      return { pair: p, measured: side(p), estimate: e ? side(e) : null };
+    });
+    for (const e of byKey.values()) list.push({ pair: e, measured: null, estimate: side(e) });
+    const parts = list.map((r) => calc.labelParts({ ...r.pair.a, other: r.pair.b }, by, state.free));
+    const split = calc.splitShared(parts);
+    list.forEach((r, i) => (r.label = split.labels[i]));
+    return { list, shared: split.shared, measured, estimated };
+  }
+
+  // The dot plot's rows: one line per workload, labelled with its measured median.
+  function chartRows(list) {
+    const lines = new Map();
+    for (const r of list) {
+      const w = r.pair.a.workload;
+      if (!lines.has(w)) lines.set(w, { order: r.pair.a.workload_order, ratios: [] });
+      if (r.measured) lines.get(w).ratios.push(r.measured.ratio);
+    }
+    const label = (w) => {
+      const s = calc.summary(lines.get(w).ratios);
+      return s ? `${w} · ${times(s.median)}×` : w;
+    };
+    const out = [];
+    for (const r of list) {
+      const w = r.pair.a.workload;
+      for (const [basis, v] of [["measured", r.measured], ["estimate", r.estimate]]) {
+        if (!v) continue;
+        out.push({
+          group: label(w), order: lines.get(w).order, basis, kind: ui[basis], label: r.label || w,
+          a: v.a, b: v.b, ratio: v.ratio, run_id: null,
+        });
+      }
+    }
+    return out;
   }
 
   async function update(push) {
     const rows = filtered();
     buildBar(rows);
     if (push) writeUrl();
-    const by = byDim().column;
-    const metric = cfg.metric;
-    const found = pairs(rows, { by, a: state.a, b: state.b, match: cfg.match, metric, free: state.free });
-    const data = found.map((p, i) => ({
-      label: pairLabel({ ...p.a, other: p.b }, by, state.free), order: i, a: p.a[metric], b: p.b[metric],
-      ratio: p.a[metric] / p.b[metric], run_id: null, a_run: p.a.run_id, b_run: p.b.run_id,
-    }));
-    const n = data.length;
-    root.querySelector(".lb-compare-summary").textContent = n
-      ? `${state.a} vs ${state.b}: ` + ui.matched.replace("{n}", COUNT.format(n))
-      : ui.none;
-    const g = geomean(data.map((d) => d.ratio));
-    root.querySelector(".lb-compare-geomean").textContent = g ? ui.geomean.replace("{g}", g.toFixed(2) + "×") : "";
-    renderTable(data);
-    await setRows(chart, data);
+    const { list, shared, measured, estimated } = work(rows);
+    const sum = calc.summary(measured.map((p) => calc.ratio(p, cfg.metric)));
+    const estSum = state.estimates ? calc.summary(estimated.map((p) => calc.ratio(p, cfg.metric))) || { n: 0 } : null;
+    const side = (r) => [state.a, state.b].includes(String(r[byDim().column]));
+    if (estSum) estSum.held = state.low ? 0 : filtered(est).filter((r) => isHeldBack(r) && side(r)).length;
+    renderAnswer(nodes, ui, { a: state.a, b: state.b, sum, shared, est: estSum });
+    nodes.legend.hidden = !list.length;
+    nodes.legendEstimate.hidden = !estimated.length;
+    renderList(nodes.details, tableNode, ui, {
+      a: state.a, b: state.b, rows: list, withEstimates: state.estimates, href: (id) => cardHref(root, id),
+    });
+    await setRows(chart, chartRows(list));
     root.dataset.lbRendered = String((Number(root.dataset.lbRendered) || 0) + 1);
-  }
-
-  function renderTable(data) {
-    const head = el("tr");
-    for (const h of [ui.config, `A: ${state.a}`, `B: ${state.b}`, ui.ratio]) head.append(el("th", { scope: "col" }, h));
-    const thead = el("thead");
-    thead.append(head);
-    const tbody = el("tbody");
-    for (const d of data) {
-      const tr = el("tr");
-      tr.append(el("td", {}, d.label));
-      for (const [v, id] of [[d.a, d.a_run], [d.b, d.b_run]]) {
-        const td = el("td", { class: "lb-num" });
-        td.append(el("a", { href: cardHref(root, id) }, NUMBER.format(v)));
-        tr.append(td);
-      }
-      tr.append(el("td", { class: "lb-num" }, d.ratio.toFixed(2)));
-      tbody.append(tr);
-    }
-    tableNode.replaceChildren(thead, tbody);
   }
 
   async function start() {
     const rows = await openSource(root.dataset.lbSrc, root.dataset.lbKey).rows();
-    all = usable(rows.filter(fixedMatcher(json(root, "data-lb-fixed", {}))), cfg);
+    const fixed = rows.filter(fixedMatcher(json(root, "data-lb-fixed", {})));
+    all = calc.usable(fixed, cfg);
+    est = calc.estimates(fixed, cfg);
     state = readUrl(url.search());
     root.querySelectorAll(".lb-preset").forEach((a) =>
       a.addEventListener("click", (ev) => {
