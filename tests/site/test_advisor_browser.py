@@ -178,6 +178,8 @@ def test_instant_navigation_mounts_it_and_tears_it_down(advisor_url: str, watche
     """Material swaps pages without a reload: the entry mounts on document$ each time the advisor's page
     comes in, once, and a page change away leaves no error behind."""
     page = watched.open(f"{advisor_url}/index.html")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
     page.click("a.md-tabs__link[href$='advisor.html']")
     page.wait_for_selector("#llmbench-advisor[data-ready]", timeout=20_000)
     assert page.locator(".lb-advisor-form").count() == 1 and len(_table(page)) == 2
@@ -186,4 +188,44 @@ def test_instant_navigation_mounts_it_and_tears_it_down(advisor_url: str, watche
     page.go_back()
     page.wait_for_selector("#llmbench-advisor[data-ready]", timeout=20_000)
     assert page.locator(".lb-advisor-form").count() == 1
+    # the second mount found its data loaded: one request for it (tasks.js loads each URL once)
+    src = page.get_attribute("#llmbench-advisor", "data-src").rsplit("/", 1)[-1]
+    assert len([u for u in asked if u.endswith(src)]) == 1, asked
     assert watched.errors == []
+
+
+def test_one_loader_runs_a_script_once_per_url_and_names_a_failed_one(
+    advisor_url: str, watched: Watched
+) -> None:
+    """tasks.js loadScript is the page script's one classic-script loader (Vega, the planner's data, the
+    page data, the advisor's data): two calls for one URL, in either spelling (absolute or asset path), share
+    one <script>; a missing file rejects with an error naming its URL and what it was, leaves no <script>
+    behind, and a later call tries again (a second request reaches the server)."""
+    page = _open(watched, f"{advisor_url}/advisor.html")
+    asked: list[str] = []
+    page.on("request", lambda r: "no-such-file.js" in r.url and asked.append(r.url))
+    # the advisor loaded its data through it: one <script> for its URL, the same promise on a second call
+    src = page.get_attribute("#llmbench-advisor", "data-src")
+    out = page.evaluate(
+        """async (src) => {
+          const t = await import(new URL("assets/js/tasks.js", document.baseURI).href);
+          const abs = new URL(src, document.baseURI).href;
+          const count = (u) => [...document.scripts].filter((s) => s.src === u).length;
+          const same = t.loadScript(src) === t.loadScript(abs);
+          await t.loadScript(abs);
+          const planner = new URL("assets/js/planner-data.js", document.baseURI).href;
+          await Promise.all([t.loadScripts(["js/planner-data.js"]), t.loadScript(planner)]);
+          const missing = new URL("assets/js/no-such-file.js", document.baseURI).href;
+          const fail = async () => {
+            try { await t.loadScript(missing, { what: "the test data" }); return null; }
+            catch (e) { return e.message; }
+          };
+          const first = await fail(), second = await fail();
+          return { same, data: count(abs), planner: count(planner), left: count(missing), first, second };
+        }""",
+        src,
+    )
+    assert out["same"] and out["data"] == 1 and out["planner"] == 1 and out["left"] == 0
+    assert "the test data" in out["first"] and "no-such-file.js" in out["first"]
+    assert out["second"] == out["first"] and len(asked) == 2  # tried again: a second request
+    assert all("no-such-file.js" in e or "404" in e for e in watched.errors), watched.errors

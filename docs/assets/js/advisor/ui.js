@@ -6,6 +6,7 @@
 // from the data goes through textContent or a URL-encoded attribute, never innerHTML.
 
 import * as logic from "./logic.js";
+import { loadScript } from "../tasks.js";
 import { number, readState, writeState } from "./url.js";
 import { el, fill, say, configLabel } from "./html.js";
 import { frontierStamp, renderFrontier } from "./frontier.js";
@@ -14,23 +15,13 @@ import { choicesOf, defaultsOf, query } from "./model.js";
 
 export { configLabel };
 
-const loading = new Map(); // data key -> Promise of the payload, kept across instant navigation
-
-function loadData(win, src, key) {
+/** The advisor's data file (a classic <script> assigning window.LLMBENCH_DATA[key]; tasks.js loads it once). */
+async function loadData(win, src, key) {
   const store = (win.LLMBENCH_DATA = win.LLMBENCH_DATA || {});
-  if (store[key]) return Promise.resolve(store[key]);
-  if (!loading.has(key)) {
-    loading.set(key, new Promise((resolve, reject) => {
-      const s = win.document.createElement("script");
-      s.src = src;
-      s.onload = () => (store[key] ? resolve(store[key]) : reject(new Error(src)));
-      s.onerror = () => { loading.delete(key); reject(new Error(src)); };
-      win.document.head.appendChild(s);
-    }));
-  }
-  return loading.get(key);
+  if (!store[key]) await loadScript(src, { what: "the advisor's data" });
+  if (!store[key]) throw new Error(`${src} loaded but did not define the data "${key}"`);
+  return store[key];
 }
-
 
 const MAX_ROWS = 20; // ranked rows shown at first ("Show all" for the rest): fewer numbers on first sight
 
