@@ -1,7 +1,7 @@
-// advisor/ui.js: the advisor page's form, answer, ranked table and price table (the per-interactivity
-// tables: advisor/frontier.js).
-// In: the placeholder element (data-src, data-key, data-card, data-planner, data-words, data-lang) and
-// the window. Out: mountAdvisor returns its teardown. Side effects: loads the data file with a classic
+// advisor/ui.js: the advisor page's form, answer, ranked table and price table, and a link to the Pareto
+// view's per-interactivity tables for the same model and workload.
+// In: the placeholder element (data-src, data-key, data-card, data-planner, data-pareto, data-words,
+// data-lang) and the window. Out: mountAdvisor returns {ready, destroy} (pages/advisor.js). Side effects: loads the data file with a classic
 // <script> (the same on every server), writes the page address with history.replaceState. Every string
 // from the data goes through textContent or a URL-encoded attribute, never innerHTML.
 
@@ -9,7 +9,6 @@ import * as logic from "./logic.js";
 import { loadScript } from "../tasks.js";
 import { number, readState, writeState } from "./url.js";
 import { el, fill, say, configLabel } from "./html.js";
-import { frontierStamp, renderFrontier } from "./frontier.js";
 import { readPrices, renderPrices } from "./prices.js";
 import { choicesOf, defaultsOf, query } from "./model.js";
 
@@ -37,7 +36,7 @@ export function mountAdvisor(root, win) {
   const t = (k, v) => say(words, k, v);
   let alive = true;
 
-  loadData(win, root.dataset.src, root.dataset.key).then((data) => {
+  const ready = loadData(win, root.dataset.src, root.dataset.key).then((data) => {
     if (alive) build(data);
   }, (e) => {
     if (!alive) return;
@@ -52,13 +51,13 @@ export function mountAdvisor(root, win) {
       return;
     }
     const read = readState(win.location.search, defaults, choices);
-    let state = read.state, showAll = false, drawnFrontier = "";
+    let state = read.state, showAll = false;
     const headline = el(doc, "div", { class: "lb-advisor-headline", role: "status", "aria-live": "polite" });
     const notes = el(doc, "p", { class: "lb-advisor-notes" });
     const form = el(doc, "form", { class: "lb-advisor-form", "aria-label": t("inputs") });
     const answer = el(doc, "div", { class: "lb-advisor-answer" });
     const prices = el(doc, "div", { class: "lb-advisor-prices" });
-    const front = el(doc, "div", { class: "lb-advisor-frontier" });
+    const front = el(doc, "p", { class: "lb-advisor-frontier" });
     root.replaceChildren(headline, notes, form, answer,
       el(doc, "p", { class: "lb-advisor-method", text: t("method") }), prices, front);
 
@@ -221,11 +220,10 @@ export function mountAdvisor(root, win) {
       if (all) all.addEventListener("click", () => { showAll = true; drawAnswer(); }, on);
     }
 
+    // The per-interactivity tables live on the Pareto view, filtered there to this model and workload.
     function drawFrontier() {
-      const stamp = frontierStamp(state);
-      if (stamp === drawnFrontier) return;
-      drawnFrontier = stamp;
-      renderFrontier(front, { doc, t, nf, field, curves: data.curves, buckets: data.buckets, query: query(state), base: state.base });
+      const q = new URLSearchParams({ model: state.model, workload: state.wl });
+      fill(front, el(doc, "a", { href: root.dataset.pareto + "?" + q.toString(), text: t("frontierLink") }));
     }
 
     function showBad(bad) {
@@ -233,7 +231,6 @@ export function mountAdvisor(root, win) {
     }
 
     function render(writeUrl) {
-      drawnFrontier = "";
       drawForm();
       drawPrices();
       drawAnswer();
@@ -266,13 +263,6 @@ export function mountAdvisor(root, win) {
       state = Object.assign({}, state, { prices: Object.assign({}, defaults.prices) });
       render(true);
     }, on);
-    front.addEventListener("change", (e) => {
-      if (e.target.name !== "base") return;
-      state = Object.assign({}, state, { base: e.target.value });
-      drawnFrontier = "";
-      drawFrontier();
-      win.history.replaceState(null, "", writeState(state, defaults) + win.location.hash);
-    }, on);
     win.addEventListener("popstate", () => {
       state = readState(win.location.search, defaults, choices).state;
       render(false);
@@ -281,8 +271,11 @@ export function mountAdvisor(root, win) {
     showBad(read.bad);
   }
 
-  return () => {
-    alive = false;
-    ctl.abort();
+  return {
+    ready,
+    destroy: () => {
+      alive = false;
+      ctl.abort();
+    },
   };
 }

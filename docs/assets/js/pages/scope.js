@@ -128,6 +128,7 @@ export function mountScope(root, ownsUrl, hooks) {
     ownsUrl,
     ready: null,
     tableText: () => (table ? table.tableText() : { head: [], rows: [] }),
+    rows: () => rows, // the rows of the current selection (what the charts draw): the Pareto view's tables
     close: () => bar && bar.close(),
     resized: () => table && table.resized(),
     popstate() {
