@@ -38,6 +38,11 @@ if TYPE_CHECKING:
 
 STEM = "advisor"
 PLANNER_PAGE = "guide/07-memory.html"
+# The advisor's page module and what it imports (docs/assets/js), preloaded on its page (render).
+MODULES = (
+    "pages/advisor.js", "advisor/ui.js", "advisor/logic.js", "advisor/url.js", "advisor/html.js",
+    "advisor/prices.js", "advisor/model.js",
+)  # fmt: skip
 PARETO_PAGE = "generated/views/latency-pareto.html"  # the per-interactivity tables (?model=&workload=)
 EPS = 1e-9  # a limit equal to a measured figure is met; float noise of the interpolation is not a miss
 ESTIMATE_KINDS = ("modelled", "estimated")  # source kinds of estimates (AIConfigurator): ranked after
@@ -257,11 +262,19 @@ def render(page: Page) -> str:
         "data-lang": site.lang,
     }
     body = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
+    # The answer is the page's first screen, but main.js reaches it through a chain of imports (main.js ->
+    # pages/advisor.js -> advisor/ui.js -> its imports; then the data file): modulepreload lets the browser
+    # fetch the modules beside main.js instead of one level after another (the URLs import() asks for, so
+    # nothing is fetched twice; a modulepreload link may sit in the body).
+    hints = [
+        f'<link rel="modulepreload" href="{html.escape(page._rel("assets/js/" + m), quote=True)}">'
+        for m in MODULES
+    ]
     # Shown until the module replaces it: where module scripts cannot run (file://, no JavaScript) it stays
     # and says how to serve the folder.
     note = html.escape(site.cat.t("advisor.noscript"))
     loading = f'<p class="lb-advisor-loading">{note}</p>'
-    return f'<div id="llmbench-advisor" class="lb-advisor" {body}>{loading}</div>'
+    return "".join(hints) + f'<div id="llmbench-advisor" class="lb-advisor" {body}>{loading}</div>'
 
 
 # --- the arithmetic (twin of docs/assets/js/advisor/logic.js) ----------------------------------------

@@ -376,3 +376,29 @@ def test_the_advisor_links_to_the_pareto_tables_of_its_model_and_workload(
         ["H200 SXM 141GB · tensorrt-llm · FP8 · 1024/1024", "B200 180GB · tensorrt-llm · FP8 · 1024/1024"]
     )
     assert watched.errors == []
+
+
+def test_the_advisor_page_preloads_its_module_chain(advisor_url: str) -> None:
+    """The advisor's modules sit at the end of an import chain (main.js -> pages/advisor.js -> ...): the
+    page preloads exactly the modules reachable from pages/advisor.js that main.js does not import itself
+    (the import graph of the folder, as tests/test_architecture.py reads it), each a file that is there."""
+    import re
+    import urllib.request
+
+    from tests.test_architecture import JS_ROOT, js_imports
+
+    graph = js_imports(JS_ROOT)
+    reach, todo = set(), ["pages/advisor.js"]
+    while todo:
+        m = todo.pop()
+        if m not in reach:
+            reach.add(m)
+            todo += graph[m]
+    page = urllib.request.urlopen(f"{advisor_url}/advisor.html").read().decode()
+    hrefs = re.findall(r'<link rel="modulepreload" href="([^"]+)"', page)
+    # main.js imports pages/advisor.js with import() (the chain's head, preloaded); the rest it imports
+    # itself is fetched with main.js anyway
+    already = graph["main.js"] - {"pages/advisor.js"}
+    assert sorted(hrefs) == sorted(f"assets/js/{m}" for m in reach - already)
+    for h in hrefs:
+        assert urllib.request.urlopen(f"{advisor_url}/{h}").status == 200
