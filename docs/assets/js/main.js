@@ -93,10 +93,12 @@ async function boot() {
     ...[...document.querySelectorAll("[data-mlperf]")].map((root) =>
       mountLater(() => import("./pages/mlperf.js"), (m) => m.mountMlperf(root))
     ),
-    // the Pareto view's per-interactivity tables, fed by their scope's rows
+    // the Pareto view's per-interactivity tables, fed by their scope's rows; below the chart, so their
+    // modules are fetched once the scope's first screen is drawn, not beside its data and Vega
     ...[...document.querySelectorAll(".lb-scope .lb-frontier")].map((host) => {
       const scope = scopes[scopeRoots.indexOf(host.closest(".lb-scope"))];
-      return mountLater(() => import("./pages/frontier.js"), (m) => m.mountFrontier(host, scope));
+      const load = () => scope.ready.then(() => import("./pages/frontier.js"));
+      return mountLater(load, (m) => m.mountFrontier(host, scope));
     }),
     // the advisor (its page only): its data is a classic script of its own, loaded by the module
     ...[document.getElementById("llmbench-advisor")].filter(Boolean).map((root) =>

@@ -7,6 +7,7 @@
 import { renderFrontier } from "../advisor/frontier.js";
 import { say } from "../advisor/html.js";
 import * as url from "../state/url.js";
+import { yieldToMain } from "../tasks.js";
 
 // The chart's series (site_gen.latency_views.SERIES), joined as its Vega expression joins them.
 export const SERIES = ["gpu", "engine", "precision", "workload"];
@@ -44,5 +45,6 @@ export function mountFrontier(host, scope) {
     url.setParam(BASE_KEY, ev.target.value, "");
     draw();
   }, on);
-  return { ready: scope.ready.then(draw), destroy: () => ctl.abort() };
+  // in a task of its own: not appended to the task that drew the chart
+  return { ready: scope.ready.then(yieldToMain).then(draw), destroy: () => ctl.abort() };
 }
