@@ -38,6 +38,12 @@ if TYPE_CHECKING:
 
 STEM = "advisor"
 PLANNER_PAGE = "guide/07-memory.html"
+# The advisor's page module and what it imports (docs/assets/js), preloaded on its page (render).
+MODULES = (
+    "pages/advisor.js", "advisor/ui.js", "advisor/logic.js", "advisor/url.js", "advisor/html.js",
+    "advisor/prices.js", "advisor/model.js",
+)  # fmt: skip
+PARETO_PAGE = "generated/views/latency-pareto.html"  # the per-interactivity tables (?model=&workload=)
 EPS = 1e-9  # a limit equal to a measured figure is met; float noise of the interpolation is not a miss
 ESTIMATE_KINDS = ("modelled", "estimated")  # source kinds of estimates (AIConfigurator): ranked after
 BAND_COLUMN = "error_band_pct"  # an estimate's error band (± %), when the estimates land in the database
@@ -49,8 +55,8 @@ CONFIG_COLUMNS = (
 POINT_COLUMNS = (
     "concurrency", "output_tps_per_gpu", "output_tps_per_user", "ttft_ms_p50", "ttft_ms_p90", "tpot_ms_avg",
 )  # fmt: skip
-# Interactivity buckets of the per-interactivity table (output tok/s per user); a column is shown when
-# at least one configuration's frontier spans it.
+# Interactivity buckets of the per-interactivity table on the Pareto view (output tok/s per user;
+# site_gen.latency_views.frontier_box); a column is shown when at least one frontier spans it.
 BUCKETS = (5, 10, 20, 30, 40, 50, 75, 100, 150, 200, 300)
 
 # Default $/GPU-hour: published on-demand prices, each with where and when it was read. A GPU without
@@ -209,7 +215,7 @@ _SHORT = {
 
 
 def curves_payload(runs: pd.DataFrame) -> dict[str, Any]:
-    return {"v": 1, "curves": curves(runs), "prices": list(PRICES), "buckets": list(BUCKETS)}
+    return {"v": 1, "curves": curves(runs), "prices": list(PRICES)}
 
 
 def db_runs(db: Path | None) -> pd.DataFrame:
@@ -251,15 +257,24 @@ def render(page: Page) -> str:
         "data-key": key,
         "data-card": page.card,
         "data-planner": page._rel(page.root + PLANNER_PAGE),
+        "data-pareto": page._rel(page.root + PARETO_PAGE),
         "data-words": json.dumps(site.cat.section("advisor"), ensure_ascii=False),
         "data-lang": site.lang,
     }
     body = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
+    # The answer is the page's first screen, but main.js reaches it through a chain of imports (main.js ->
+    # pages/advisor.js -> advisor/ui.js -> its imports; then the data file): modulepreload lets the browser
+    # fetch the modules beside main.js instead of one level after another (the URLs import() asks for, so
+    # nothing is fetched twice; a modulepreload link may sit in the body).
+    hints = [
+        f'<link rel="modulepreload" href="{html.escape(page._rel("assets/js/" + m), quote=True)}">'
+        for m in MODULES
+    ]
     # Shown until the module replaces it: where module scripts cannot run (file://, no JavaScript) it stays
     # and says how to serve the folder.
     note = html.escape(site.cat.t("advisor.noscript"))
     loading = f'<p class="lb-advisor-loading">{note}</p>'
-    return f'<div id="llmbench-advisor" class="lb-advisor" {body}>{loading}</div>'
+    return "".join(hints) + f'<div id="llmbench-advisor" class="lb-advisor" {body}>{loading}</div>'
 
 
 # --- the arithmetic (twin of docs/assets/js/advisor/logic.js) ----------------------------------------

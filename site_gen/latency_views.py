@@ -12,13 +12,15 @@ into $ per million output tokens = price × GPUs / (output tokens/s × 3600) × 
 
 from __future__ import annotations
 
+import html
+import json
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import altair as alt
 
-from site_gen import i18n
+from site_gen import advisor, i18n
 from site_gen.charts import DATA_NAME, ChartContext
 from site_gen.views import COMMON, register, widest
 
@@ -242,6 +244,18 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
     )
 
 
+def frontier_box(cat: i18n.Catalogue) -> str:
+    """The placeholder of the per-interactivity tables (issue 27), inside the view's filter scope: the page
+    script (pages/frontier.js, advisor/frontier.js) fills it from the rows the chart draws, grouped into the
+    chart's SERIES, cells read off each series' Pareto frontier (site_gen.advisor.frontier_table is the
+    Python twin). Its words in the page's language; its text until then says it needs JavaScript."""
+    words = json.dumps(cat.section("frontier"), ensure_ascii=False)
+    attrs = {"data-words": words, "data-buckets": json.dumps(list(advisor.BUCKETS))}
+    body = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
+    note = html.escape(cat.t("frontier.loading"))
+    return f'<section class="lb-frontier" {body}><p class="lb-status">{note}</p></section>'
+
+
 def _defaults(df: pd.DataFrame) -> Filters:
     """Open on the GPU and model with the most engines among runs that have a per-user figure."""
     if "output_tps_per_user" in df:
@@ -259,6 +273,7 @@ def _defaults(df: pd.DataFrame) -> Filters:
     "output tokens at your $/GPU-hour.",
     filters=COMMON,
     defaults=lambda df: _defaults(df),
+    after=frontier_box,
 )
 def _latency_pareto(ctx: ChartContext) -> list[alt.TopLevelMixin]:
     return [pareto_chart(ctx)]

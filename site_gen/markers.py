@@ -43,6 +43,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+import markupsafe
+
 from site_gen import dataset, i18n
 from site_gen.dimensions import DIMENSIONS, LIMITS, Filters, mask, release_label
 from site_gen.dimensions import get as dimension
@@ -395,6 +397,7 @@ class Page:
             [replace(dimension(k), multi=k not in view.single) for k in view.filters],
             view.defaults(sub),
             charts=self._charts(view.name, mk, mk.options.get("title")),
+            after=markupsafe.Markup(view.after(self.site.cat)) if view.after else "",
         )
 
     def _render_explorer(self, mk: Marker) -> str:
@@ -567,6 +570,7 @@ class Page:
             card=self.card,
             bar=static_bar(frame, dims, {}, self.site.cat),
             charts=[chart],
+            after="",
         )
         return chart + tables + self._planner_check()
 

@@ -26,6 +26,8 @@ from site_gen.dimensions import get as dimension
 if TYPE_CHECKING:
     import pandas as pd
 
+    from site_gen.i18n import Catalogue
+
 # Modules that register more views when imported (one line each); missing modules are skipped.
 EXTRA_VIEW_MODULES: tuple[str, ...] = (
     "site_gen.guide_views",
@@ -45,6 +47,9 @@ class View:
     defaults: Callable[[pd.DataFrame], Filters] = field(default=lambda df: {})  # page's starting filters
     # dimensions the view needs one value of (a model, a precision): a click there replaces the choice
     single: tuple[str, ...] = ()
+    # HTML placed inside the view's filter scope after its charts (so the scope's filters drive it too),
+    # in the page's language: the Pareto view's per-interactivity tables (site_gen.latency_views)
+    after: Callable[[Catalogue], str] | None = None
 
 
 _VIEWS: dict[str, View] = {}
@@ -58,6 +63,7 @@ def register(
     filters: Sequence[str] = (),
     defaults: Callable[[pd.DataFrame], Filters] | None = None,
     single: Sequence[str] = (),
+    after: Callable[[Catalogue], str] | None = None,
 ) -> Callable[[Callable[[ChartContext], Sequence[alt.TopLevelMixin]]], Callable]:
     """Decorator: register a function ``ChartContext -> [charts]`` as the view ``name``."""
 
@@ -67,7 +73,7 @@ def register(
         for key in (*filters, *single):
             dimension(key)  # fail at import on a typo
         _VIEWS[name] = View(
-            name, title, description, fn, tuple(filters), defaults or (lambda df: {}), tuple(single)
+            name, title, description, fn, tuple(filters), defaults or (lambda df: {}), tuple(single), after
         )
         return fn
 

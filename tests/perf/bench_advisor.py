@@ -1,11 +1,12 @@
 """Advisor benchmark (``make perf`` / ``python -m tests.perf advisor``): the answer time after an input
-change (the form's change -> ranked table, nearest miss and frontier tables redrawn), in Chromium, with the
+change (the form's change -> ranked table and nearest miss redrawn), in Chromium, with the
 curves of the committed results and with 100,000 synthetic runs; the data file's size and build time.
 
 Target (issue 27): answer <= 100 ms after an input change at today's data and at 100,000 runs.
 
-The page is the advisor's own modules (docs/assets/js/advisor/) mounted on a placeholder like the one the
-build writes, served from a temporary folder (module scripts do not run from file://); no site build.
+The page is the advisor's own modules (docs/assets/js/advisor/, and tasks.js: its data loader) mounted
+on a placeholder like the one the build writes, served from a temporary folder (module scripts do not run
+from file://); no site build.
 """
 
 from __future__ import annotations
@@ -51,13 +52,15 @@ def synthetic_runs(n: int = 100_000) -> pd.DataFrame:
 def page_folder(payload: dict, folder: Path) -> None:
     """The advisor's modules, its data file and a page with the placeholder the build writes."""
     shutil.copytree(JS / "advisor", folder / "advisor")
+    shutil.copy(JS / "tasks.js", folder / "tasks.js")  # the one classic-script loader (its data file)
     key, text = dataset.data_file(advisor.STEM, payload)
     (folder / f"{key}.js").write_text(text, encoding="utf-8")
     words = json.dumps(i18n.load("en").section("advisor"), ensure_ascii=False)
     (folder / "index.html").write_text(
         f"""<!doctype html><html lang="en"><meta charset="utf-8"><body>
 <div id="llmbench-advisor" data-src="{key}.js" data-key="{key}" data-card="runs.html"
- data-planner="planner.html" data-lang="en" data-words="{html.escape(words, quote=True)}"></div>
+ data-planner="planner.html" data-pareto="pareto.html"
+ data-lang="en" data-words="{html.escape(words, quote=True)}"></div>
 <script type="module">import {{ mountAdvisor }} from "./advisor/ui.js";
 mountAdvisor(document.getElementById("llmbench-advisor"), window);</script></body></html>""",
         encoding="utf-8",

@@ -339,7 +339,6 @@ def test_a_state_survives_the_address_and_hostile_values_are_dropped() -> None:
     state = {
         "model": "B", "wl": "128/2048", "ttft": 350.5, "pct": "p50", "lk": "tpot", "tpot": 40, "user": 10,
         "demand": 3, "dk": "rps", "prices": {"G1": 4.54, "G2 <x>": 2.5}, "n": [1, 8], "tp": [8], "ep": [],
-        "base": "G1~1~1~1~1~FP8~tensorrt-llm~1.2.0~lab",
     }  # fmt: skip
     choices = (
         "{models:['A','B'], gpus:['G1','G2 <x>'], workloads:(m)=>m==='B'?['1024/1024','128/2048']:['1/1']}"

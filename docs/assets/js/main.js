@@ -1,8 +1,9 @@
 // main.js: the page script's one entry (mkdocs.yml extra_javascript, type: module). It mounts what the
-// current page holds (filter scopes, compare, a run card, static charts; the planner's and the MLPerf
-// page's scripts) and tears the last page down first: Material's instant navigation swaps pages without
+// current page holds (filter scopes, compare, a run card, static charts; the planner's, the MLPerf
+// page's, the advisor's and the Pareto view's tables' scripts) and tears the last page down first: Material's instant navigation swaps pages without
 // a reload and announces each on document$. In: the page's placeholders (.lb-scope, .lb-compare,
-// .lb-runcard, .lb-chart, #llmbench-planner, [data-mlperf]: pages/mlperf.js, imported there only).
+// .lb-runcard, .lb-chart, #llmbench-planner, [data-mlperf]: pages/mlperf.js, #llmbench-advisor:
+// pages/advisor.js, .lb-frontier: pages/frontier.js, each imported there only).
 // Out: window.llmbench (the tests' hooks), body[data-lb-ready] once the page is drawn. Side effects: the document-wide listeners, installed once.
 // Strings from result files only ever reach the page through textContent, attribute values and Vega's
 // escaped tooltips, never through innerHTML.
@@ -78,7 +79,8 @@ async function boot() {
     cardHref,
     measured: (kind, ms) => (kind === "filter" ? (api.lastFilterMs = ms) : (api.lastTableMs = ms)),
   };
-  const scopes = [...document.querySelectorAll(".lb-scope")].map((root, i) => mountScope(root, i === 0, hooks));
+  const scopeRoots = [...document.querySelectorAll(".lb-scope")];
+  const scopes = scopeRoots.map((root, i) => mountScope(root, i === 0, hooks));
   const parts = [
     ...scopes,
     ...[...document.querySelectorAll(".lb-compare")].map((root) => mountCompare(root, charts)),
@@ -90,6 +92,17 @@ async function boot() {
     ),
     ...[...document.querySelectorAll("[data-mlperf]")].map((root) =>
       mountLater(() => import("./pages/mlperf.js"), (m) => m.mountMlperf(root))
+    ),
+    // the Pareto view's per-interactivity tables, fed by their scope's rows; below the chart, so their
+    // modules are fetched once the scope's first screen is drawn, not beside its data and Vega
+    ...[...document.querySelectorAll(".lb-scope .lb-frontier")].map((host) => {
+      const scope = scopes[scopeRoots.indexOf(host.closest(".lb-scope"))];
+      const load = () => scope.ready.then(() => import("./pages/frontier.js"));
+      return mountLater(load, (m) => m.mountFrontier(host, scope));
+    }),
+    // the advisor (its page only): its data is a classic script of its own, loaded by the module
+    ...[document.getElementById("llmbench-advisor")].filter(Boolean).map((root) =>
+      mountLater(() => import("./pages/advisor.js"), (m) => m.mountAdvisorPage(root))
     ),
   ];
   const mine = { charts, scopes, parts };

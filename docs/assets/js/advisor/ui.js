@@ -1,36 +1,26 @@
-// advisor/ui.js: the advisor page's form, answer, ranked table and price table (the per-interactivity
-// tables: advisor/frontier.js).
-// In: the placeholder element (data-src, data-key, data-card, data-planner, data-words, data-lang) and
-// the window. Out: mountAdvisor returns its teardown. Side effects: loads the data file with a classic
+// advisor/ui.js: the advisor page's form, answer, ranked table and price table, and a link to the Pareto
+// view's per-interactivity tables for the same model and workload.
+// In: the placeholder element (data-src, data-key, data-card, data-planner, data-pareto, data-words,
+// data-lang) and the window. Out: mountAdvisor returns {ready, destroy} (pages/advisor.js). Side effects: loads the data file with a classic
 // <script> (the same on every server), writes the page address with history.replaceState. Every string
 // from the data goes through textContent or a URL-encoded attribute, never innerHTML.
 
 import * as logic from "./logic.js";
+import { loadScript } from "../tasks.js";
 import { number, readState, writeState } from "./url.js";
 import { el, fill, say, configLabel } from "./html.js";
-import { frontierStamp, renderFrontier } from "./frontier.js";
 import { readPrices, renderPrices } from "./prices.js";
 import { choicesOf, defaultsOf, query } from "./model.js";
 
 export { configLabel };
 
-const loading = new Map(); // data key -> Promise of the payload, kept across instant navigation
-
-function loadData(win, src, key) {
+/** The advisor's data file (a classic <script> assigning window.LLMBENCH_DATA[key]; tasks.js loads it once). */
+async function loadData(win, src, key) {
   const store = (win.LLMBENCH_DATA = win.LLMBENCH_DATA || {});
-  if (store[key]) return Promise.resolve(store[key]);
-  if (!loading.has(key)) {
-    loading.set(key, new Promise((resolve, reject) => {
-      const s = win.document.createElement("script");
-      s.src = src;
-      s.onload = () => (store[key] ? resolve(store[key]) : reject(new Error(src)));
-      s.onerror = () => { loading.delete(key); reject(new Error(src)); };
-      win.document.head.appendChild(s);
-    }));
-  }
-  return loading.get(key);
+  if (!store[key]) await loadScript(src, { what: "the advisor's data" });
+  if (!store[key]) throw new Error(`${src} loaded but did not define the data "${key}"`);
+  return store[key];
 }
-
 
 const MAX_ROWS = 20; // ranked rows shown at first ("Show all" for the rest): fewer numbers on first sight
 
@@ -46,7 +36,7 @@ export function mountAdvisor(root, win) {
   const t = (k, v) => say(words, k, v);
   let alive = true;
 
-  loadData(win, root.dataset.src, root.dataset.key).then((data) => {
+  const ready = loadData(win, root.dataset.src, root.dataset.key).then((data) => {
     if (alive) build(data);
   }, (e) => {
     if (!alive) return;
@@ -61,13 +51,13 @@ export function mountAdvisor(root, win) {
       return;
     }
     const read = readState(win.location.search, defaults, choices);
-    let state = read.state, showAll = false, drawnFrontier = "";
+    let state = read.state, showAll = false;
     const headline = el(doc, "div", { class: "lb-advisor-headline", role: "status", "aria-live": "polite" });
     const notes = el(doc, "p", { class: "lb-advisor-notes" });
     const form = el(doc, "form", { class: "lb-advisor-form", "aria-label": t("inputs") });
     const answer = el(doc, "div", { class: "lb-advisor-answer" });
     const prices = el(doc, "div", { class: "lb-advisor-prices" });
-    const front = el(doc, "div", { class: "lb-advisor-frontier" });
+    const front = el(doc, "p", { class: "lb-advisor-frontier" });
     root.replaceChildren(headline, notes, form, answer,
       el(doc, "p", { class: "lb-advisor-method", text: t("method") }), prices, front);
 
@@ -230,11 +220,10 @@ export function mountAdvisor(root, win) {
       if (all) all.addEventListener("click", () => { showAll = true; drawAnswer(); }, on);
     }
 
+    // The per-interactivity tables live on the Pareto view, filtered there to this model and workload.
     function drawFrontier() {
-      const stamp = frontierStamp(state);
-      if (stamp === drawnFrontier) return;
-      drawnFrontier = stamp;
-      renderFrontier(front, { doc, t, nf, field, curves: data.curves, buckets: data.buckets, query: query(state), base: state.base });
+      const q = new URLSearchParams({ model: state.model, workload: state.wl });
+      fill(front, el(doc, "a", { href: root.dataset.pareto + "?" + q.toString(), text: t("frontierLink") }));
     }
 
     function showBad(bad) {
@@ -242,7 +231,6 @@ export function mountAdvisor(root, win) {
     }
 
     function render(writeUrl) {
-      drawnFrontier = "";
       drawForm();
       drawPrices();
       drawAnswer();
@@ -275,13 +263,6 @@ export function mountAdvisor(root, win) {
       state = Object.assign({}, state, { prices: Object.assign({}, defaults.prices) });
       render(true);
     }, on);
-    front.addEventListener("change", (e) => {
-      if (e.target.name !== "base") return;
-      state = Object.assign({}, state, { base: e.target.value });
-      drawnFrontier = "";
-      drawFrontier();
-      win.history.replaceState(null, "", writeState(state, defaults) + win.location.hash);
-    }, on);
     win.addEventListener("popstate", () => {
       state = readState(win.location.search, defaults, choices).state;
       render(false);
@@ -290,8 +271,11 @@ export function mountAdvisor(root, win) {
     showBad(read.bad);
   }
 
-  return () => {
-    alive = false;
-    ctl.abort();
+  return {
+    ready,
+    destroy: () => {
+      alive = false;
+      ctl.abort();
+    },
   };
 }

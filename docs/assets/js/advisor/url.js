@@ -54,7 +54,6 @@ export function readState(search, defaults, choices) {
       dk: q.get("dk") === "rps" ? "rps" : "tps",
       prices,
       n: ints(q.get("n")), tp: ints(q.get("tp")), ep: ints(q.get("ep")),
-      base: q.get("base") || "",
     },
     bad,
   };
@@ -82,6 +81,5 @@ export function writeState(s, defaults) {
   if (s.n.length) q.set("n", s.n.join(","));
   if (s.tp.length) q.set("tp", s.tp.join(","));
   if (s.ep.length) q.set("ep", s.ep.join(","));
-  if (s.base) q.set("base", s.base);
   return "?" + q.toString();
 }

@@ -3,26 +3,13 @@
 // {dict, codes}}}, in one or several parts), decoded into row objects once per session.
 // In: the script's URL and key. Out: Promise of row objects. Side effects: a <script> in <head>.
 
-import { yieldToMain } from "../tasks.js";
+import { loadScript, yieldToMain } from "../tasks.js";
 
-const pending = {}; // data key -> Promise of the loaded script
 const decoded = {}; // data key -> Promise of its row objects (decoded once per session)
 
-/** A classic <script> injected once per key (so the payload also loads from a plain static folder). */
+/** The payload's classic <script>, unless the key is already there (tasks.js loads each URL once). */
 export function injectScript(src, key, store) {
-  if (!store()[key] && !pending[key]) {
-    pending[key] = new Promise((resolve, reject) => {
-      const s = document.createElement("script");
-      s.src = src;
-      s.onload = resolve;
-      s.onerror = () => {
-        delete pending[key];
-        reject(new Error("could not load the page data " + src));
-      };
-      document.head.appendChild(s);
-    });
-  }
-  return Promise.resolve(pending[key]);
+  return store()[key] ? Promise.resolve() : loadScript(src, { what: "the page data" });
 }
 
 const store = () => window.LLMBENCH_DATA || {};

@@ -213,6 +213,7 @@ export function mountScope(root, ownsUrl, hooks) {
     everyRun, // every run loaded and shown (the tests wait on it after asking for it)
     showingSummary: () => Boolean(first) && !index, // the first view at scale is showing
     tableText: () => (table ? table.tableText() : { head: [], rows: [] }),
+    rows: () => rows, // the rows of the current selection (what the charts draw): the Pareto view's tables
     close: () => bar && bar.close(),
     resized: () => table && table.resized(),
     popstate() {
