@@ -10,6 +10,7 @@ import * as url from "../state/url.js";
 import { fixedMatcher, openSource } from "../data/source.js";
 import { mountFilterBar } from "../views/filter-bar.js";
 import { mountSummary } from "../views/summary.js";
+import { mountControls } from "../views/controls.js";
 import { mountResultsTable } from "../views/results-table.js";
 import { setRows } from "../views/chart.js";
 
@@ -31,6 +32,7 @@ export function mountScope(root, ownsUrl, hooks) {
   const charts = [...root.querySelectorAll(".lb-chart")].map(hooks.charts.of);
   const source = openSource(root.dataset.lbSrc, root.dataset.lbKey);
   let index = null, state = null, rows = [], bar = null, summary = null, table = null;
+  const controls = mountControls(root); // a phone's "Filters" button
   let price = null, priceRefused = false;
 
   // The URL's price (?price=), or the default; a text that is not a price is kept to say so.
@@ -53,6 +55,7 @@ export function mountScope(root, ownsUrl, hooks) {
     const result = index.filter(state);
     rows = result.rows;
     bar.sync(state, result.counts, index.index);
+    controls.sync();
     // "N of M runs" counts runs: an estimate (source kind "modelled") is never a run (issue 28)
     summary.draw({
       shown: countRuns(rows), total: countRuns(index.all), estimates: rows.length - countRuns(rows),
