@@ -16,6 +16,7 @@ kept by every function here:
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -163,6 +164,21 @@ def gpu_color(ctx: ChartContext, legend: bool = True) -> alt.Color:
     )
 
 
+# The least room (px) between two slanted axis labels: one line of Vega's 10 px label font.
+LABEL_LINE_PX = 12
+
+
+def fitted_axis(angle: int = 0, room: float = 0, **kwargs: Any) -> alt.Axis:
+    """A discrete x axis whose labels turn upright (-90°) where a band is too narrow for them at ``angle``
+    (13 GPU names at -30°, "TP1 × PP2" or "tensorrt-llm FP16" level overlapped on a phone, issue 26).
+    ``room``: the width (px) the longest label needs level (angle 0); a slanted label needs
+    ``LABEL_LINE_PX / |sin angle|`` between neighbours, an upright one LABEL_LINE_PX per line. The band is
+    the plot's width over the number of names (Vega's ``domain('x')``), so the angle follows a resize."""
+    need = room if angle == 0 else LABEL_LINE_PX / abs(math.sin(math.radians(angle)))
+    expr = f"(width / max(1, length(domain('x'))) < {math.ceil(need)} ? -90 : {angle})"
+    return alt.Axis(labelAngle=alt.ExprRef(expr), **kwargs)
+
+
 def gpu_x(
     ctx: ChartContext,
     axis_title: str = "GPU (oldest generation first)",
@@ -173,7 +189,7 @@ def gpu_x(
         "gpu:N",
         title=title(ctx, axis_title, "GPU"),
         sort=sort or list(ctx.gpus),
-        axis=alt.Axis(labelAngle=-30, labelLimit=140),
+        axis=fitted_axis(-30, labelLimit=140),
     )
 
 
@@ -496,7 +512,7 @@ def version_history(ctx: ChartContext) -> alt.Chart:
             "engine_version:N",
             title="TensorRT-LLM release",
             sort=alt.EncodingSortField("version_key", op="min"),
-            axis=alt.Axis(labelAngle=-30),
+            axis=fitted_axis(-30),
         ),
         y=best_y(ctx),
         color=gpu_color(ctx),
@@ -515,7 +531,7 @@ def engine_comparison(ctx: ChartContext) -> alt.Chart:
             "engine_precision:N",
             title="Inference engine and weight precision",
             sort=alt.EncodingSortField("precision_order", op="min"),
-            axis=alt.Axis(labelAngle=0),
+            axis=fitted_axis(0, room=95),  # "tensorrt-llm FP16": ~85 px at 10 px
         ),
         xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
         y=best_y(ctx),

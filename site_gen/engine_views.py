@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from site_gen.charts import DATA_NAME, WITHIN_BOUND, ChartContext
+from site_gen.charts import DATA_NAME, WITHIN_BOUND, ChartContext, fitted_axis
 from site_gen.views import COMMON, register, widest
 
 TRT, HF = "tensorrt-llm", "transformers"
@@ -46,7 +46,8 @@ def _best_per_engine() -> alt.Chart:
 def engine_bars(ctx: ChartContext) -> alt.LayerChart:
     """Grouped bars per workload (one per engine) with the TensorRT-LLM / transformers ratio on top."""
     sort = alt.EncodingSortField("workload_order", op="min")
-    x = alt.X("workload:N", title=WORKLOAD_TITLE, sort=sort, axis=alt.Axis(labelAngle=0))
+    # "1024/1024": ~48 px level; upright on a narrower band (issue 26: they overlapped on a phone)
+    x = alt.X("workload:N", title=WORKLOAD_TITLE, sort=sort, axis=fitted_axis(0, room=54))
     bars = (
         _best_per_engine()
         .mark_bar()

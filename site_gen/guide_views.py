@@ -150,7 +150,8 @@ def tp_vs_pp(ctx: ChartContext) -> alt.Chart:
             "layout:N",
             title="Layout: TP × PP = GPU count",
             sort=alt.EncodingSortField("layout_order", op="min"),
-            axis=alt.Axis(labelAngle=0, labelExpr="split(datum.label, '|')"),
+            # "TP1 × PP2" over "2 GPUs": ~50 px level, upright on a narrower band (they overlapped on a phone)
+            axis=charts.fitted_axis(0, room=56, labelExpr="split(datum.label, '|')"),
         ),
         xOffset=alt.XOffset("gpu:N", sort=list(ctx.gpus)),
         y=charts.best_y(ctx),

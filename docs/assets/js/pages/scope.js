@@ -14,6 +14,7 @@ import * as url from "../state/url.js";
 import { fixedMatcher, openSource } from "../data/source.js";
 import { mountFilterBar } from "../views/filter-bar.js";
 import { mountSummary } from "../views/summary.js";
+import { mountControls } from "../views/controls.js";
 import { mountResultsTable } from "../views/results-table.js";
 import { setRows } from "../views/chart.js";
 import { LOW_KEY, estimatesChosen, isHeldBack, withoutHeld } from "../calc/estimates.js";
@@ -38,6 +39,7 @@ export function mountScope(root, ownsUrl, hooks) {
   const source = openSource(root.dataset.lbSrc, root.dataset.lbKey, first);
   let index = null, state = null, rows = [], bar = null, summary = null, table = null;
   let detail = null; // Promise: every run loaded and indexed, the bar and table mounted (once)
+  const controls = mountControls(root); // a phone's "Filters" button
   let price = null, priceRefused = false;
   // Low-confidence estimates (issue 28): held back unless the reader ticks the box (?est_low=1); their own
   // small index gives what they would add, so the counts and the count line leave them out.
@@ -70,6 +72,7 @@ export function mountScope(root, ownsUrl, hooks) {
       lowBox.disabled = !estimatesChosen(state);
     }
     bar.sync(state, result.counts, index.index);
+    controls.sync();
     // "N of M runs" counts runs: an estimate (source kind "modelled") is never a run (issue 28)
     summary.draw({
       shown: countRuns(rows), total: countRuns(index.all), estimates: rows.length - countRuns(rows),

@@ -48,10 +48,9 @@ export async function renderChart(chart, ctx) {
   }
   lazyTooltip(chart);
   urlSignal(chart, ctx);
-  if (signals(chart.spec).some((p) => p.name === "lb_title")) {
-    // a narrower or wider chart (window resized, phone turned) takes its title on other lines
-    chart.view.addResizeListener(() => chart.titleParts && setTitle(chart) && chart.view.runAsync());
-  }
+  chart.relayout = null;
+  chart.queued = false;
+  chart.view.addResizeListener(() => relayout(chart));
   // A control of the chart's own (e.g. "Split by source") redraws it: the data table follows.
   for (const param of signals(chart.spec)) {
     if (param.bind) chart.view.addSignalListener(param.name, () => chart.view.runAfter(() => fillDataTable(chart)));
@@ -73,6 +72,32 @@ export async function renderChart(chart, ctx) {
   // its reserved box until they arrive, instead of showing "no runs" for a moment.
   if (chart.rows) await setRows(chart, chart.rows);
   else target.hidden = true;
+}
+
+// A width change (window resized, phone turned) is laid out by Vega in two passes: the container's width
+// (Vega-Lite's window:resize handler), then the plot's width once the axes took their room. What the
+// second pass re-flows (the legend's columns follow the width, site_gen.charts.gpu_color; the title's
+// lines, setTitle) is not measured again until the view's next run (Vega resets its autosize flag
+// before that pass), so the canvas kept the first pass's height and cut the last legend rows (13-36 px
+// shorter, issue 26). One more run after the change measures the final layout; a title that takes other
+// lines is set first. chart.relayout: that pass's promise while one is pending (tests wait on it).
+const MAX_RELAYOUTS = 3; // passes in a row that each changed the size again: a layout that does not settle
+function relayout(chart) {
+  if (chart.queued) return; // one pass for any number of changes in the same task
+  chart.relayouts = (chart.relayouts || 0) + 1;
+  if (chart.relayouts > MAX_RELAYOUTS) return void (chart.relayouts = 0); // this change stops the loop
+  chart.queued = true;
+  // after the run that changed the width (and its second pass) has finished: Vega resets its flag there
+  const pass = (chart.relayout || Promise.resolve())
+    .then(() => new Promise((resolve) => setTimeout(resolve)))
+    .then(async () => {
+      chart.queued = false;
+      if (chart.titleParts) setTitle(chart);
+      await chart.view.resize().runAsync();
+      if (!chart.queued) chart.relayouts = 0; // settled: the next change starts the count afresh
+    });
+  chart.relayout = pass;
+  pass.finally(() => chart.relayout === pass && (chart.relayout = null));
 }
 
 // A chart input kept in the page URL (usermeta.llmbench.urlSignal {signal, key, default}: the Pareto
@@ -173,6 +198,8 @@ export async function setRows(chart, all) {
     setTitle(chart);
   }
   await chart.view.runAsync();
+  // a run that changed the width is laid out again (relayout): the chart is drawn when that has settled
+  while (chart.relayout) await chart.relayout;
   const empty = countMarks(chart.view.scenegraph().root) === 0;
   chart.message.hidden = !empty;
   chart.message.textContent = empty ? (all.length ? UI.noMetric : UI.noRuns) : "";

@@ -42,6 +42,7 @@ export function mountCharts(nodes, ctx) {
       const paint = async () => {
         if (!window.vegaEmbed) await loadScripts(VEGA);
         if (!alive) return chart; // the page was left (instant navigation)
+        chart.el.classList.remove("lb-pending");
         await renderChart(chart, ctx);
         const rows = chart.source();
         if (rows) await setRows(chart, rows);
@@ -49,6 +50,7 @@ export function mountCharts(nodes, ctx) {
       };
       const done = now ? paint() : drawing.then(yieldToMain).then(paint);
       chart.drawn = done.catch((e) => {
+        chart.el.classList.remove("lb-pending");
         showError(chart.el, UI.chartError, e);
         return chart;
       });
@@ -108,9 +110,12 @@ export function mountCharts(nodes, ctx) {
   for (const node of nodes) {
     const chart = { el: node, spec: json(node, "data-lb-spec", {}), view: null, rows: null, source: null, drawn: null };
     byNode.set(node, chart);
-    // The HTML's "Loading chart… (needs JavaScript)": the script runs; the box stays empty until drawn.
+    // The HTML's "Loading chart… (needs JavaScript)": the script runs. Until drawn, the box (its height
+    // reserved) is a placeholder naming the chart (llmbench.css .lb-pending), not a blank frame at the
+    // foot of the first screen (issue 26).
     const status = node.querySelector(".lb-status");
     if (status) status.hidden = true;
+    node.classList.add("lb-pending");
     list.push(chart);
     mountDataTable(chart, draw);
   }
