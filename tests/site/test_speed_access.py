@@ -223,6 +223,27 @@ def test_pages_do_not_jump_while_their_charts_and_filters_arrive(
         w.close()
 
 
+@pytest.mark.parametrize("lang", ["", "ko/"], ids=["en", "ko"])
+@pytest.mark.parametrize("size", [(1440, 900), (390, 844)], ids=["desktop", "phone"])
+def test_the_run_card_page_does_not_jump_when_its_card_arrives(
+    real_site: Path, real_url: str, browser: object, size: tuple[int, int], lang: str
+) -> None:
+    """The card is drawn after its partition is fetched; it pushed the footer down by a screen (Lighthouse
+    desktop: CLS 0.89, issue 26). Measured once the card is there."""
+    con = duckdb.connect(str(real_site / "llmbench.duckdb"), read_only=True)
+    run_id = con.execute("SELECT min(run_id) FROM runs").fetchone()[0]
+    con.close()
+    w = Watched(browser, *size)
+    try:
+        w.open(f"{real_url}/{lang}runs.html#{run_id}")
+        w.page.wait_for_selector(".lb-runcard .lb-card-fields", timeout=20_000)
+        found = w.page.evaluate(SHIFTS)
+        assert found["sum"] < 0.1, found["shifts"]
+        assert w.errors == []
+    finally:
+        w.close()
+
+
 def test_a_charts_data_table_holds_the_bars_duckdb_gives(
     real_site: Path, real_url: str, watched: Watched
 ) -> None:
