@@ -6,6 +6,7 @@ carries its data as a table, with the figures DuckDB gives."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -242,6 +243,20 @@ def test_the_run_card_page_does_not_jump_when_its_card_arrives(
         assert w.errors == []
     finally:
         w.close()
+
+
+def test_no_page_skips_a_heading_level(real_site: Path) -> None:
+    """Headings in a page's article go down one level at a time (Lighthouse's and axe's heading-order: a
+    screen reader's outline; the estimates page went from its h1 to h3, issue 26's Lighthouse round)."""
+    skipped = {}
+    for page in sorted((real_site / "site").rglob("*.html")):
+        article = re.search(r"<article[^>]*>(.*)</article>", page.read_text(encoding="utf-8"), re.S)
+        levels = [int(h) for h in re.findall(r"<h([1-6])[\s>]", article.group(1))] if article else []
+        for before, after in zip([1, *levels], levels, strict=False):
+            if after > before + 1:
+                skipped[page.relative_to(real_site / "site").as_posix()] = (before, after)
+                break
+    assert skipped == {}
 
 
 def test_a_charts_data_table_holds_the_bars_duckdb_gives(
