@@ -168,7 +168,9 @@ function start(root, rows) {
     return { items, foot, title, name, measure };
   }
 
-  function fillChart() {
+  // the chart's width, read before the page is written to (a read after a write makes the browser lay
+  // the page out twice in one task)
+  function fillChart(width = root.clientWidth) {
     const chart = chartData();
     api.lastChart = chart;
     figure.replaceChildren();
@@ -177,7 +179,7 @@ function start(root, rows) {
       return;
     }
     const svg = drawChart(chart.items, {
-      width: Math.max(280, root.clientWidth || 600), title: [], foot: [],
+      width: Math.max(280, width || 600), title: [], foot: [],
       // the page's palette comes from mlperf.css (classes), so it follows Material's light/dark scheme
       colors: { text: "currentColor", muted: "currentColor", bar: "currentColor" },
     });
@@ -199,11 +201,12 @@ function start(root, rows) {
   // the tables below the first screen follow in tasks of their own (a phone's main thread is not held for
   // the whole page in one task: Lighthouse's total blocking time)
   async function update(first = false) {
+    const width = root.clientWidth;
     keep = visible();
     const division = chosen().division;
     $("[data-mlperf-count]").textContent = UI.count(COUNT.format(keep.length), COUNT.format(rows.length), division);
     $("[data-mlperf-open-note]").hidden = division !== "open";
-    fillChart();
+    fillChart(width);
     fillBest();
     if (first) await yieldToMain();
     fillSystems();
@@ -230,7 +233,7 @@ function start(root, rows) {
   window.addEventListener("popstate", onPop);
   read();
   systemSel.addEventListener("change", fillRounds);
-  measureSel.addEventListener("change", fillChart);
+  measureSel.addEventListener("change", () => fillChart());
   let resizeTimer = null;
   const onResize = () => {
     clearTimeout(resizeTimer);
