@@ -100,15 +100,15 @@ def render(t: Callable[..., str], rows: list[Row]) -> str:
         return f'<p class="lb-status">{html.escape(t("est.no_table"))}</p>'
     overall = summary([float(r["error"]) for r in rows])
     parts = [
-        f'<h3 id="overall">{html.escape(t("est.overall"))}</h3>',
+        f'<h2 id="overall">{html.escape(t("est.overall"))}</h2>',
         summary_table(t, "", [(t("est.all_pairs"), overall)]),
-        f'<h3 id="by-gpu">{html.escape(t("est.by_gpu"))}</h3>',
+        f'<h2 id="by-gpu">{html.escape(t("est.by_gpu"))}</h2>',
         summary_table(t, "GPU", grouped(rows, lambda r: r["gpu"])),
-        f'<h3 id="by-model">{html.escape(t("est.by_model"))}</h3>',
+        f'<h2 id="by-model">{html.escape(t("est.by_model"))}</h2>',
         summary_table(t, t("est.model"), grouped(rows, lambda r: r["model_config"])),
-        f'<h3 id="by-gpus">{html.escape(t("est.by_gpus"))}</h3>',
+        f'<h2 id="by-gpus">{html.escape(t("est.by_gpus"))}</h2>',
         summary_table(t, t("est.gpus"), grouped(rows, _gpus)),
-        f'<h3 id="by-release">{html.escape(t("est.by_release"))}</h3>',
+        f'<h2 id="by-release">{html.escape(t("est.by_release"))}</h2>',
         summary_table(t, t("est.release"), grouped(rows, lambda r: r["release"])),
     ]
     cats = bands(rows)
@@ -124,7 +124,7 @@ def render(t: Callable[..., str], rows: list[Row]) -> str:
         ]
         for k, b in sorted(cats.items(), key=lambda kv: (kv[1].confidence != "low", kv[0]))
     ]
-    parts += [f'<h3 id="by-category">{html.escape(t("est.by_category"))}</h3>', _table(head, body)]
+    parts += [f'<h2 id="by-category">{html.escape(t("est.by_category"))}</h2>', _table(head, body)]
     head = [
         t("est.error"),
         t("est.published"),
@@ -152,7 +152,7 @@ def render(t: Callable[..., str], rows: list[Row]) -> str:
         ]
         for r in worst(rows)
     ]
-    parts += [f'<h3 id="worst">{html.escape(t("est.worst"))}</h3>', _table(head, body, numeric_from=99)]
+    parts += [f'<h2 id="worst">{html.escape(t("est.worst"))}</h2>', _table(head, body, numeric_from=99)]
     return "\n".join(parts)
 
 

@@ -585,7 +585,7 @@ class Page:
             return ""
         found = estimate_memory.disagreements(rows)
         t = self.site.cat.t
-        out = [f'<h3 id="planner">{html.escape(t("est.planner_h"))}</h3>']
+        out = [f'<h2 id="planner">{html.escape(t("est.planner_h"))}</h2>']
         text = (
             t("est.planner_none", n=f"{len(rows):,}")
             if not found

@@ -89,6 +89,9 @@ FILTERS = (
 # scenario with the most results, so the chart has something to draw on arrival.
 DEFAULTS = {"division": "closed", "benchmark_official": "llama2-70b-99", "scenario": "Offline"}
 NO_ALL = frozenset({"division"})  # closed and open are never shown, nor ranked, together
+# Filters that take several values at once (issue 26: H200 SXM and H200 NVL side by side): ticked boxes in
+# a drop-down, none ticked = all; kept in the URL as one parameter per value (?gpu=A&gpu=B).
+MULTI = frozenset({"gpu"})
 # The columns the page script gets (site_gen.dataset's columnar format).
 COLUMNS = (
     "result_id", "round", "division", "availability", "submitter", "system_name", "gpu",
@@ -231,6 +234,19 @@ def _select(column: str, label: str, rows: list[dict[str, Any]], cat: Catalogue)
         f'<option value="{e(v)}"{" selected" if v == default else ""}>{e(v)}</option>' for v in values
     )
     return f'<label>{e(label)} <select data-mlperf-filter="{column}">{opts}</select></label>'
+
+
+def _multi(column: str, label: str, rows: list[dict[str, Any]], cat: Catalogue) -> str:
+    """A filter of several values: a drop-down (``<details>``) of check boxes, the summary naming what is
+    ticked ("All" when nothing is; docs/assets/js/views/mlperf-multi.js keeps it)."""
+    values = sorted({str(r[column]) for r in rows})
+    boxes = "".join(f'<label><input type="checkbox" value="{e(v)}"> {e(v)}</label>' for v in values)
+    return (
+        f'<div class="mlperf-multi" role="group" aria-label="{e(label)}" data-mlperf-multi="{column}">'
+        f'<span aria-hidden="true">{e(label)}</span><details><summary data-mlperf-multi-summary>'
+        f"{e(cat.t('mlperf.all'))}</summary>"
+        f'<div class="mlperf-multi-options">{boxes}</div></details></div>'
+    )
 
 
 def _notice(text: str, cat: Catalogue, gloss_key: str) -> str:
@@ -405,13 +421,21 @@ def render(
     if sources is not None and sources.cpu_total:
         counts = {"csv": e(f"{sources.rows:,}"), "cpu": e(f"{sources.cpu_total:,}")}
         fallback += " " + _html(cat, "mlperf.fallback_cpu", **counts)
-    filters = "".join(_select(c, cat.t(f"mlperf.col.{key}"), rows, cat) for c, key in FILTERS)
+    filters = "".join(
+        (_multi if c in MULTI else _select)(c, cat.t(f"mlperf.col.{key}"), rows, cat) for c, key in FILTERS
+    )
 
     def t(key: str) -> str:
         return e(cat.t(f"mlperf.{key}"))
 
+    # No layout shift as the script fills the page (issue 26; Lighthouse desktop measured CLS 0.89): the
+    # section is in the page from the first paint, its filters written here, the parts the script fills
+    # given their room in mlperf.css. Which of the section and the words for a reader without JavaScript
+    # shows is CSS's choice, by the class site_gen/theme/main.html puts on <html> before the body is
+    # drawn (not <noscript>: Material's instant navigation parses pages with scripting off, which turns
+    # a <noscript>'s content into elements).
     body = f"""<p class="mlperf-fallback" data-mlperf-fallback>{fallback}</p>
-<div class="mlperf" data-mlperf hidden {attrs}>
+<div class="mlperf" data-mlperf {attrs}>
 <div class="mlperf-filters">{filters}</div>
 <p class="mlperf-note"><small>{t("division_note")}</small></p>
 <p class="mlperf-open-note" data-mlperf-open-note hidden>‡ {t("open_note")}</p>

@@ -6,6 +6,7 @@ carries its data as a table, with the figures DuckDB gives."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -221,6 +222,41 @@ def test_pages_do_not_jump_while_their_charts_and_filters_arrive(
         assert w.errors == []
     finally:
         w.close()
+
+
+@pytest.mark.parametrize("lang", ["", "ko/"], ids=["en", "ko"])
+@pytest.mark.parametrize("size", [(1440, 900), (390, 844)], ids=["desktop", "phone"])
+def test_the_run_card_page_does_not_jump_when_its_card_arrives(
+    real_site: Path, real_url: str, browser: object, size: tuple[int, int], lang: str
+) -> None:
+    """The card is drawn after its partition is fetched; it pushed the footer down by a screen (Lighthouse
+    desktop: CLS 0.89, issue 26). Measured once the card is there."""
+    con = duckdb.connect(str(real_site / "llmbench.duckdb"), read_only=True)
+    run_id = con.execute("SELECT min(run_id) FROM runs").fetchone()[0]
+    con.close()
+    w = Watched(browser, *size)
+    try:
+        w.open(f"{real_url}/{lang}runs.html#{run_id}")
+        w.page.wait_for_selector(".lb-runcard .lb-card-fields", timeout=20_000)
+        found = w.page.evaluate(SHIFTS)
+        assert found["sum"] < 0.1, found["shifts"]
+        assert w.errors == []
+    finally:
+        w.close()
+
+
+def test_no_page_skips_a_heading_level(real_site: Path) -> None:
+    """Headings in a page's article go down one level at a time (Lighthouse's and axe's heading-order: a
+    screen reader's outline; the estimates page went from its h1 to h3, issue 26's Lighthouse round)."""
+    skipped = {}
+    for page in sorted((real_site / "site").rglob("*.html")):
+        article = re.search(r"<article[^>]*>(.*)</article>", page.read_text(encoding="utf-8"), re.S)
+        levels = [int(h) for h in re.findall(r"<h([1-6])[\s>]", article.group(1))] if article else []
+        for before, after in zip([1, *levels], levels, strict=False):
+            if after > before + 1:
+                skipped[page.relative_to(real_site / "site").as_posix()] = (before, after)
+                break
+    assert skipped == {}
 
 
 def test_a_charts_data_table_holds_the_bars_duckdb_gives(

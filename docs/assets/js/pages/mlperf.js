@@ -7,87 +7,23 @@
 // derived; the exported SVG/PNG carries the footnote. Loaded by main.js (import()) on that page only.
 // In: [data-mlperf] and its data-* config. Out: window.mlperfPage (the tests' hooks), {ready, destroy}.
 // Side effects: the section's tables and chart, the filters in the URL (a history entry per change, through
-// state/url.js), a resize and a popstate listener (removed by destroy).
+// state/url.js; the accelerator takes several values, views/mlperf-multi.js), a resize and a popstate
+// listener (removed by destroy). The section is in the page from the first paint, its room reserved
+// (mlperf.css), so filling it shifts nothing the reader sees.
 // Text goes in through textContent only (never innerHTML), so nothing from a result file is markup.
 
 import { el } from "../dom.js";
-import { say } from "../messages.js";
-import { COUNT, LOCALE } from "../format.js";
+import { COUNT } from "../format.js";
+import { yieldToMain } from "../tasks.js";
 import { openSource } from "../data/source.js";
 import * as url from "../state/url.js";
 import { best, cmpRound, comparableKey, roundGroup, withFigures } from "../calc/mlperf.js";
 import { download, drawChart, exportPng, exportSvg } from "../views/mlperf-chart.js";
+import { mountMulti } from "../views/mlperf-multi.js";
+import { UI, UNITS, divisionCell, notice, perAcc, ridCell, row, shown } from "../views/mlperf-text.js";
 
-// Every sentence comes from the catalogue's mlperf_ui section; MLCommons' required English (trademark
-// legend, "Result verified by MLCommons Association.") comes from the page (data-trademark,
-// data-verified), with the catalogue's gloss beside it where it has one.
-const t = (key, values) => say(key, values, "mlperf_ui");
-const UNITS = {
-  tokens_per_s: t("unit_tokens_per_s"), samples_per_s: t("unit_samples_per_s"),
-  queries_per_s: t("unit_queries_per_s"), latency_p90_ns: t("unit_latency_p90_ns"),
-};
-const UI = {
-  count: (n, total, division) => t("count", { n, total, division }),
-  pickBenchmark: t("pickBenchmark"),
-  noTokens: t("noTokens"),
-  mixedRounds: (rounds) => t("mixedRounds", { rounds }),
-  chartTitle: (bench, scenario, division) => t("chartTitle", { bench, scenario, division }),
-  chartAria: (measure, n, table) => t("chartAria", { measure, n, table }),
-  systemLine: (gpu, value, n, perAcc) => t(n === 1 ? "systemLineOne" : "systemLineMany", { gpu, value, n, perAcc }),
-  accLine: (gpu, perAcc, value, n) => t("accLine", { gpu, perAcc, value, n }),
-  // the division and availability as MLCommons writes them; "open ‡" marks an open-division result
-  whoLine: (r) => t("whoLine", {
-    submitter: r.submitter, system: r.system_name, round: r.round, open: r.division === "open" ? " · open ‡" : "",
-    availability: r.availability, rid: r.result_id,
-  }),
-  foot: (suites, rounds, division, bench, scenario) => t("foot", { suites, rounds, division, bench, scenario }),
-  retrieved: (dates, repos) => t("retrieved", { dates, repos }),
-  ids: (ids) => t("ids", { ids }),
-  derived: t("derived"),
-  suitesJoin: t("suitesJoin"),
-  openFoot: "‡ ",
-  inferred: t("inferred"),
-  asFiled: t("asFiled"),
-  latency: (name, p99, limit) => (limit === null ? t("latency", { name, p99 }) : t("latencyLimit", { name, p99, limit })),
-  na: t("na"),
-  downloadSvg: t("downloadSvg"),
-  downloadPng: t("downloadPng"),
-  loadError: t("loadError"),
-};
-const fmt1 = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const api = { lastChart: null, roundGroup, comparableKey, best };
 window.mlperfPage = api; // for the browser tests
-
-function row(body, cells) {
-  const tr = document.createElement("tr");
-  for (const c of cells) {
-    const td = document.createElement("td");
-    if (c instanceof Node) td.appendChild(c);
-    else td.textContent = c;
-    tr.appendChild(td);
-  }
-  body.appendChild(tr);
-  return tr;
-}
-function ridCell(r) {
-  return el("span", { class: "mlperf-rid" }, r.result_id);
-}
-function divisionCell(r, openNote) {
-  if (r.division !== "open") return r.division;
-  // a result filed under the official benchmark name names no change: say it gives no reason
-  const title = r.benchmark === r.benchmark_official && openNote.silent ? `${openNote.text} ${openNote.silent}` : openNote.text;
-  return el("span", { class: "mlperf-open", title }, "open ‡");
-}
-// Every figure in one format (issue 26): grouped, one decimal at most (four significant digits below 100),
-// never MLCommons' raw text ("1.12685e+06"); that text is the value's title in the table of every result.
-const BIG = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 });
-const SMALL = new Intl.NumberFormat(LOCALE, { maximumSignificantDigits: 4 });
-const shown = (r) => (Math.abs(r.value) >= 100 ? BIG : SMALL).format(r.value);
-const perAcc = (r) => (r.per_acc === null ? UI.na : fmt1.format(r.per_acc));
-
-// An MLCommons-required sentence in its English, then the page language's gloss when there is one
-// (the footnote under the chart and in the exported image).
-const notice = (text, gloss) => (gloss ? [text, gloss] : [text]);
 
 /** Mount the section (once per element): loads its rows, then renders. */
 export function mountMlperf(root) {
@@ -97,8 +33,9 @@ export function mountMlperf(root) {
   mounted.ready = openSource(root.dataset.src, root.dataset.key).rows().then(
     (rows) => (mounted.destroy = start(root, rows.map(withFigures))),
     () => {
-      const fb = document.querySelector("[data-mlperf-fallback]");
-      if (fb) fb.prepend(document.createTextNode(UI.loadError + root.dataset.src + ". "));
+      // in the chart's room (the words for a reader without JavaScript are in <noscript>)
+      const where = root.querySelector("[data-mlperf-chart]");
+      where.replaceChildren(el("p", { class: "mlperf-status" }, UI.loadError + root.dataset.src + "."));
     },
   );
   return mounted;
@@ -110,6 +47,9 @@ function start(root, rows) {
   const openNote = { text: root.dataset.openNote, silent: root.dataset.openSilent || "" };
   const filters = [...root.querySelectorAll("[data-mlperf-filter]")];
   const nameOf = (f) => f.dataset.mlperfFilter;
+  // the filters that take several values (the accelerator); in the URL once per value
+  const multis = [...root.querySelectorAll("[data-mlperf-multi]")].map((box) => mountMulti(box, changed));
+  const lists = () => Object.fromEntries(multis.map((m) => [m.name, m.values()]));
   const $ = (sel) => root.querySelector(sel);
   const systemSel = $("[data-mlperf-system]");
   const measureSel = $("[data-mlperf-measure]");
@@ -121,8 +61,9 @@ function start(root, rows) {
   }
 
   function visible() {
-    const want = filters.filter((f) => f.value).map((f) => [f.dataset.mlperfFilter, f.value]);
-    return rows.filter((r) => want.every(([k, v]) => String(r[k]) === v));
+    const want = filters.filter((f) => f.value).map((f) => [f.dataset.mlperfFilter, new Set([f.value])]);
+    for (const m of multis) if (m.values().length) want.push([m.name, new Set(m.values())]);
+    return rows.filter((r) => want.every(([k, v]) => v.has(String(r[k]))));
   }
 
   function fillBest() {
@@ -227,7 +168,9 @@ function start(root, rows) {
     return { items, foot, title, name, measure };
   }
 
-  function fillChart() {
+  // the chart's width, read before the page is written to (a read after a write makes the browser lay
+  // the page out twice in one task)
+  function fillChart(width = root.clientWidth) {
     const chart = chartData();
     api.lastChart = chart;
     figure.replaceChildren();
@@ -236,7 +179,7 @@ function start(root, rows) {
       return;
     }
     const svg = drawChart(chart.items, {
-      width: Math.max(280, root.clientWidth || 600), title: [], foot: [],
+      width: Math.max(280, width || 600), title: [], foot: [],
       // the page's palette comes from mlperf.css (classes), so it follows Material's light/dark scheme
       colors: { text: "currentColor", muted: "currentColor", bar: "currentColor" },
     });
@@ -254,47 +197,54 @@ function start(root, rows) {
   }
   api.exportSvg = () => exportSvg(api.lastChart);
 
-  function update() {
+  // first: the count, the chart and the best table (the first screen), each change at once; on arrival
+  // the tables below the first screen follow in tasks of their own (a phone's main thread is not held for
+  // the whole page in one task: Lighthouse's total blocking time)
+  async function update(first = false) {
+    const width = root.clientWidth;
     keep = visible();
     const division = chosen().division;
     $("[data-mlperf-count]").textContent = UI.count(COUNT.format(keep.length), COUNT.format(rows.length), division);
     $("[data-mlperf-open-note]").hidden = division !== "open";
-    fillChart();
+    fillChart(width);
     fillBest();
+    if (first) await yieldToMain();
     fillSystems();
     fillRounds();
+    if (first) await yieldToMain();
     fillAll();
   }
 
-  for (const f of filters) {
-    f.addEventListener("change", () => {
-      url.pushSelects(filters, nameOf);
-      update();
-    });
+  function changed() {
+    url.pushSelects(filters, nameOf, lists());
+    update();
   }
-  // the filters in the URL (?benchmark_official=...&gpu=...): shareable, back/forward, hostile values ignored
-  const onPop = () => {
+  for (const f of filters) f.addEventListener("change", changed);
+  // the filters in the URL (?benchmark_official=...&gpu=A&gpu=B): shareable, back/forward, hostile values
+  // ignored
+  const read = () => {
     url.readSelects(filters, nameOf);
+    for (const m of multis) m.set(url.readList(m.name, m.offered()));
+  };
+  const onPop = () => {
+    read();
     update();
   };
   window.addEventListener("popstate", onPop);
-  url.readSelects(filters, nameOf);
+  read();
   systemSel.addEventListener("change", fillRounds);
-  measureSel.addEventListener("change", fillChart);
+  measureSel.addEventListener("change", () => fillChart());
   let resizeTimer = null;
   const onResize = () => {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => document.body.contains(figure) && fillChart(), 150);
   };
   window.addEventListener("resize", onResize);
-  const fb = document.querySelector("[data-mlperf-fallback]");
-  if (fb) fb.hidden = true;
-  root.hidden = false;
-  update();
-  root.dataset.rendered = "1";
+  update(true).then(() => (root.dataset.rendered = "1"));
   return () => {
     clearTimeout(resizeTimer);
     window.removeEventListener("resize", onResize);
     window.removeEventListener("popstate", onPop);
+    for (const m of multis) m.destroy();
   };
 }

@@ -41,14 +41,24 @@ export function readSelects(boxes, nameOf) {
   }
 }
 
-/** A new history entry with the boxes' values (other parameters kept). */
-export function pushSelects(boxes, nameOf) {
+/** A new history entry with the boxes' values (other parameters kept) and the lists' values, one
+ * parameter per value (?gpu=A&gpu=B; an empty list, its default "all", leaves the URL clean). */
+export function pushSelects(boxes, nameOf, lists = {}) {
   const q = new URLSearchParams(location.search);
   for (const box of boxes) {
     if (box.value === initial(box)) q.delete(nameOf(box));
     else q.set(nameOf(box), box.value);
   }
+  for (const [key, values] of Object.entries(lists)) {
+    q.delete(key);
+    for (const v of values) q.append(key, v);
+  }
   pushQuery(String(q) ? "?" + String(q) : "");
+}
+
+/** A list parameter's values that are among those offered (others ignored), in the URL's order. */
+export function readList(key, offered) {
+  return new URLSearchParams(location.search).getAll(key).filter((v) => offered.includes(v));
 }
 
 /** One parameter set (or removed when it equals its default) in place. */
