@@ -70,10 +70,13 @@ def _project_imports(name: str, top_level_only: bool) -> set[str]:
 
 def test_the_scan_sees_the_packages() -> None:
     # guards the other tests against passing on an empty scan
-    assert {"bench.sweep.engine", "bench.trtllm.command", "bench.contract.schema", "site_gen.load"} <= set(
-        SOURCES
-    )
-    assert "bench.contract.schema" in _project_imports("site_gen.load", top_level_only=False)
+    assert {
+        "bench.sweep.engine",
+        "bench.trtllm.command",
+        "bench.contract.schema",
+        "site_gen.data.load",
+    } <= set(SOURCES)
+    assert "bench.contract.schema" in _project_imports("site_gen.data.load", top_level_only=False)
 
 
 @pytest.mark.parametrize("name", sorted(n for n in SOURCES if n.startswith("site_gen")))
@@ -145,13 +148,13 @@ def test_a_type_only_cycle_is_found(tmp_path: Path) -> None:
 
 def test_validate_and_the_site_share_one_speed_of_light_bound() -> None:
     # The bound lives in the result contract: validate's data-quality gate (bench.contract.quality) refuses
-    # runs above it, and the site's columns (site_gen.bound) and the planner (site_gen.memory) re-export
-    # the same modules, so the two can never disagree on a run's bound.
+    # runs above it, and the site's columns (site_gen.data.bound) and the planner (site_gen.data.memory)
+    # re-export the same modules, so the two can never disagree on a run's bound.
     assert "bench.contract.bound" in _project_imports("bench.contract.quality", top_level_only=True)
     assert "bench.contract.quality" in _project_imports("bench.contract.resultfile", top_level_only=True)
-    assert "bench.contract.bound" in _project_imports("site_gen.bound", top_level_only=True)
-    assert "bench.contract.modelmath" in _project_imports("site_gen.memory", top_level_only=True)
-    for name in ("site_gen.bound", "site_gen.memory"):
+    assert "bench.contract.bound" in _project_imports("site_gen.data.bound", top_level_only=True)
+    assert "bench.contract.modelmath" in _project_imports("site_gen.data.memory", top_level_only=True)
+    for name in ("site_gen.data.bound", "site_gen.data.memory"):
         defined = {
             n.name for n in ast.parse(SOURCES[name].read_text(encoding="utf-8")).body if hasattr(n, "name")
         }

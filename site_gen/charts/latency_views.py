@@ -1,6 +1,6 @@
 """Throughput against interactivity: the Pareto view, with the cost of a million output tokens.
 
-Registered in ``site_gen.views`` (listed in its EXTRA_VIEW_MODULES). ``latency-pareto`` plots output
+Registered in ``site_gen.charts.views`` (listed in its EXTRA_VIEW_MODULES). ``latency-pareto`` plots output
 tokens/s per GPU (y) against output tokens/s per user (x, interactivity) for every selected run that reports
 both, and draws per series (GPU × engine × precision × workload) the Pareto frontier: the runs that no other
 run of the series beats on both axes. The frontier is computed in the chart (a Vega window transform), so
@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING
 import altair as alt
 
 from site_gen import i18n
-from site_gen.charts import DATA_NAME, ChartContext
-from site_gen.views import COMMON, register, widest
+from site_gen.charts.specs import DATA_NAME, ChartContext
+from site_gen.charts.views import COMMON, register, widest
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from site_gen.dimensions import Filters
+    from site_gen.data.dimensions import Filters
 
 DEFAULT_PRICE = 2.00  # $/GPU-hour: an assumption the reader replaces; no price is looked up
 PRICE_PARAM = "gpu_hour_price"
@@ -224,7 +224,7 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
             baseline="bottom",
             x=0,
             y=-6,
-            style="lb-note",  # muted, in the page's theme (site_gen.vega_compile._theme_text)
+            style="lb-note",  # muted, in the page's theme (site_gen.charts.vega_compile._theme_text)
             limit=alt.ExprRef("width - 8"),
         )
         .encode(text="text:N")

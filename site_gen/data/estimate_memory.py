@@ -2,8 +2,8 @@
 
 Every committed estimate is a configuration AIConfigurator found to fit: its search dropped the points it
 reported out of memory or beyond the KV cache, so the batch size and context tokens the estimate records
-(``max_batch_size``, ``max_num_tokens``) fit by its memory model. The planner (``site_gen.memory.plan``, the
-same formulas as ``docs/assets/js/planner.js``) is asked about the same layout: that batch of sequences
+(``max_batch_size``, ``max_num_tokens``) fit by its memory model. The planner (``site_gen.data.memory.plan``,
+the same formulas as ``docs/assets/js/planner.js``) is asked about the same layout: that batch of sequences
 of ISL + OSL tokens, the context tokens as ``max_num_tokens``, TP x PP, with an FP8 KV cache for FP8 and FP4
 runs (the estimate's ``kvcache_quant_mode``) and 16 bit otherwise. Where the planner's total per GPU
 exceeds the GPU's memory, the two disagree; the "How good are the estimates?" page lists those cases.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from site_gen import memory
+from site_gen.data import memory
 
 PLANNER_KV = {"FP8": "FP8", "FP4": "FP8"}  # the estimates' FP8 KV cache; 16-bit precisions keep BF16
 

@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from site_gen import dataset
+from site_gen.data import dataset
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from site_gen.markers import Page
+    from site_gen.pages.markers import Page
 
 STEM = "advisor"
 PLANNER_PAGE = "guide/07-memory.html"
@@ -523,9 +523,9 @@ def closest(all_curves: Iterable[dict[str, Any]], q: Query) -> Closest | None:
 
 def frontier(curve: dict[str, Any]) -> list[tuple[float, float]]:
     """The curve's Pareto frontier as (tok/s per user, tok/s per GPU), by tok/s per user: the points no
-    other point beats on both (site_gen.latency_views.pareto_frontier, the Pareto view's rule)."""
-    from site_gen.latency_views import Point as PPoint
-    from site_gen.latency_views import pareto_frontier
+    other point beats on both (site_gen.charts.latency_views.pareto_frontier, the Pareto view's rule)."""
+    from site_gen.charts.latency_views import Point as PPoint
+    from site_gen.charts.latency_views import pareto_frontier
 
     pts = [
         PPoint(i, u, g)

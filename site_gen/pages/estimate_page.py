@@ -23,7 +23,7 @@ from bench.contract.estimate_bands import bands, gpus_class, read_table, summary
 if TYPE_CHECKING:
     import pandas as pd
 
-    from site_gen.charts import ChartContext
+    from site_gen.charts.specs import ChartContext
 
 Row = dict[str, str]
 
@@ -165,7 +165,7 @@ def pairs_frame(rows: list[Row]) -> pd.DataFrame:
 
 def scatter(ctx: ChartContext) -> alt.LayerChart:
     """Estimate against published (log-log), coloured by GPU, with y = x and the +-25 % lines."""
-    from site_gen import charts
+    from site_gen.charts import specs as charts
 
     lo, hi = 1, 200_000
     lines = alt.Data(

@@ -337,7 +337,7 @@ def navigation(site: Path, port: int) -> None:
 
 
 def measure(label: str, results: Path, work: Path) -> None:
-    from site_gen.build import build_site
+    from site_gen.site.build import build_site
 
     t = time.perf_counter()
     report = build_site(results, work / "llmbench.duckdb", work / "site", ROOT / "mkdocs.yml")
@@ -389,7 +389,7 @@ def plain_mkdocs(label: str, results: Path, work: Path) -> None:
 
 def real_site(work: Path) -> tuple[Path, int]:
     """The real results' site, built for a free port (instant navigation needs site_url's origin)."""
-    from site_gen.build import build_site
+    from site_gen.site.build import build_site
 
     port = free_port()
     os.environ["LLMBENCH_SITE_URL"] = f"http://127.0.0.1:{port}/"

@@ -9,8 +9,8 @@ one sequence of 256 tokens (16 MiB of cache beside ~8.5 GB of weights) fits, and
 from __future__ import annotations
 
 from bench.contract import registry
-from site_gen import memory
-from site_gen.estimate_memory import disagreements
+from site_gen.data import memory
+from site_gen.data.estimate_memory import disagreements
 
 
 def _row(batch: int, isl: int, osl: int) -> dict:

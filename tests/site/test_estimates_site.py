@@ -22,7 +22,7 @@ import yaml
 
 from bench.contract.estimate_bands import TABLE, band_of
 from bench.contract.resultfile import dump_data
-from site_gen import queries, stats
+from site_gen.data import queries, stats
 from tests.site.conftest import XSS, Watched, build, free_port, serve, write_fixture_results
 
 L8 = "meta-llama/Llama-3.1-8B-Instruct"

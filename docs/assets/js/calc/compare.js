@@ -1,7 +1,7 @@
 // calc/compare.js: compare mode's arithmetic, pure: the runs a comparison may use, the best-run pairs of
 // the configurations both sides have, and their geometric mean. The rule's data (match columns, metric,
-// excluded kinds, bound) comes from site_gen/compare.py (data-lb-config); its Python twin is
-// site_gen.compare.matched, tested on the same cases under node (tests/site/test_js_pure.py).
+// excluded kinds, bound) comes from site_gen/pages/compare.py (data-lb-config); its Python twin is
+// site_gen.pages.compare.matched, tested on the same cases under node (tests/site/test_js_pure.py).
 // In: row objects, the config. Out: rows, pairs {a, b}, a number. Side effects: none.
 
 /** Runs with the metric, of an included source kind, not above their speed-of-light bound. */

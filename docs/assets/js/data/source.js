@@ -23,7 +23,7 @@ export function openSource(src, key) {
   };
 }
 
-/** The run cards, in partitions (data-lb-cards: {src: [...], key: [...]}, site_gen.dataset.card_part):
+/** The run cards, in partitions (data-lb-cards: {src: [...], key: [...]}, site_gen.data.dataset.card_part):
  * run(id) loads only the partition that holds the id (a classic <script>, as the page data). */
 export function openCards(parts) {
   return {

@@ -1,6 +1,6 @@
 // pages/compare.js: compare mode (.lb-compare, compare.html?by=gpu&a=…&b=…): A against B along one
 // dimension over the configurations both have; its pickers, summary, geomean, chart and table.
-// In: the placeholder (data-lb-config from site_gen/compare.py), the page's charts. Out: {ready, destroy}.
+// In: the placeholder (data-lb-config from site_gen/pages/compare.py), the page's charts. Out: {ready, destroy}.
 // Side effects: the placeholder's elements; the URL (replaced, through state/url.js).
 
 import { cardHref, el, json } from "../dom.js";

@@ -122,7 +122,7 @@ function lazyTooltip(chart) {
 }
 
 // The run behind a mark: the run itself (one mark per run), or the best run of an aggregate (a field
-// best_run from Vega-Lite's argmax, see site_gen.charts).
+// best_run from Vega-Lite's argmax, see site_gen.charts.specs).
 function runOf(datum) {
   if (!datum) return null;
   if (datum.run_id) return datum.run_id;
