@@ -322,7 +322,7 @@ def validate_cmd(
 @command("ingest")
 def ingest_cmd(results_dir: Path = RESULTS_DIR, db: Path = DB_PATH) -> None:
     """Load results/ into a DuckDB file, all or nothing (a bad file leaves the old database untouched)."""
-    from site_gen.load import ingest
+    from site_gen.data.load import ingest
 
     report = ingest(results_dir, db)
     for skipped in report.skipped:
@@ -364,8 +364,8 @@ def list_cmd(
     db: Path = DB_PATH,
 ) -> None:
     """Show runs as a table, filtered; (re)builds the database first if results/ changed since."""
-    from site_gen import listing
-    from site_gen.load import ingest
+    from site_gen.data import listing
+    from site_gen.data.load import ingest
 
     if listing.is_stale(results_dir, db):
         report = ingest(results_dir, db)
@@ -490,7 +490,7 @@ def diff_cmd(
     ),
 ) -> None:
     """Markdown report of a change to results/: files and runs, % of bound, neighbours, bests, steps."""
-    from site_gen.diff import diff
+    from site_gen.pages.diff import diff
 
     if output is not None and (output.exists() or output.is_symlink()):
         raise UserError(f"--output {output}: expected a new file, got an existing path (left untouched)")
@@ -505,8 +505,8 @@ def diff_cmd(
 
 
 # --- site (issue 3: comparison site) ---------------------------------------------------------------
-# The site commands live in site_gen/cli.py; this module is the only one that knows both packages.
-from site_gen.cli import app as site_app  # noqa: E402 - mounted here on purpose; imports only typer
+# The site commands live in site_gen/site/cli.py; this module is the only one that knows both packages.
+from site_gen.site.cli import app as site_app  # noqa: E402 - mounted here on purpose; imports only typer
 
 for _cmd in site_app.registered_commands:
     _cmd.callback = user_errors(_cmd.callback)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Refresh the vendored chart libraries in docs/assets/vendor/ from npm (no CDN at run time).
 # Exact versions are pinned here; bump them together. The browser gets no vega-lite: the specs are
-# compiled to Vega at build time (site_gen/vega_compile.py), whose output's Vega major version must equal
+# compiled to Vega at build time (site_gen/charts/vega_compile.py), whose output's Vega major version must equal
 # vega's here (tests/site/test_vendor.py checks it). Needs npm; downloads two tarballs.
 # Usage: bash site_gen/vendor.sh            (run from the repository root)
 set -euo pipefail

@@ -111,8 +111,8 @@ def build(
     whose origin (port included) matches the site_url written into sitemap.xml."""
     import duckdb
 
-    from site_gen.build import render_site
-    from site_gen.load import ingest
+    from site_gen.data.load import ingest
+    from site_gen.site.build import render_site
 
     db = work / "llmbench.duckdb"
     ingest(results, db)

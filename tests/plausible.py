@@ -3,7 +3,7 @@
 ``write_plausible(folder)`` writes one file per registry GPU (at least 25), cycling through every
 precision, engine and source kind, with odd workloads, every optional field left out of some files, and
 streaming runs both with and without per-user figures. Each throughput is a fraction (10-60 %) of the
-run's speed-of-light bound (``site_gen.bound``), and a per-user figure about the total over the requests
+run's speed-of-light bound (``site_gen.data.bound``), and a per-user figure about the total over the requests
 in flight, so a file never trips the data-quality gate; where a GPU has no tensor figures in the registry
 (no bound), it is a small absolute figure.
 
@@ -58,7 +58,7 @@ MODELS = (
 def _bound(gpu: Any, model: str, precision: str, isl: int, osl: int, n_gpus: int) -> float | None:
     """The lowest bound over the shapes the file may end up with (KV dtype and concurrency kept or
     dropped), so that the figure stays below whichever applies; None where there is none."""
-    from site_gen import bound
+    from site_gen.data import bound
 
     found = []
     for kv in (None, precision if precision != "Mixed" else "FP16"):

@@ -3,6 +3,8 @@
 - data flows one way: site_gen reads only bench's result contract (``bench.contract``, ``bench.errors``),
   never a sweep, an engine or an importer; bench never imports site_gen but in ``bench/cli.py``, which
   mounts ``llmbench site``;
+- site_gen is four layers, each importing only the ones before it: ``data`` -> ``charts`` -> ``pages`` ->
+  ``site`` (folders of site_gen); ``i18n`` is a leaf any layer reads; no flat module outside a layer;
 - ``bench.sweep`` drives engines through ``bench.sweep.engine`` and names none: no import of
   ``bench.trtllm`` or ``bench.engines``;
 - no import cycle among the project's modules (module-level imports, the ones that run at import time,
@@ -22,8 +24,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _module(path: Path) -> str:
-    rel = path.relative_to(ROOT).with_suffix("")
+def _module(path: Path, root: Path = ROOT) -> str:
+    rel = path.relative_to(root).with_suffix("")
     parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
     return ".".join(parts)
 
@@ -70,10 +72,13 @@ def _project_imports(name: str, top_level_only: bool) -> set[str]:
 
 def test_the_scan_sees_the_packages() -> None:
     # guards the other tests against passing on an empty scan
-    assert {"bench.sweep.engine", "bench.trtllm.command", "bench.contract.schema", "site_gen.load"} <= set(
-        SOURCES
-    )
-    assert "bench.contract.schema" in _project_imports("site_gen.load", top_level_only=False)
+    assert {
+        "bench.sweep.engine",
+        "bench.trtllm.command",
+        "bench.contract.schema",
+        "site_gen.data.load",
+    } <= set(SOURCES)
+    assert "bench.contract.schema" in _project_imports("site_gen.data.load", top_level_only=False)
 
 
 @pytest.mark.parametrize("name", sorted(n for n in SOURCES if n.startswith("site_gen")))
@@ -92,6 +97,86 @@ def test_bench_never_imports_site_gen(name: str) -> None:
 def test_sweep_names_no_engine(name: str) -> None:
     named = {m for m in _project_imports(name, False) if m.startswith(("bench.trtllm", "bench.engines"))}
     assert not named, f"{name} imports {named}: engines plug in through bench.sweep.engine"
+
+
+# ---- site_gen's layers (docs/dev/architecture.md "The house"; issue 29) ----
+
+SITE_LAYERS = ("data", "charts", "pages", "site")  # a layer imports the ones before it, never one after
+SITE_LEAVES = ("i18n",)  # read by any layer; they import nothing of site_gen
+
+
+def _site_part(name: str) -> str | None:
+    """The folder of site_gen a module lives in ("site_gen.data.load" -> "data"); None for site_gen itself."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def site_layer_violations(sources: dict[str, Path]) -> list[str]:
+    """The layering of site_gen, as sentences; empty when it holds. ``sources``: module name -> file, as
+    ``SOURCES``. Every import counts, lazy ones in a function too: a lazy import upward still reaches
+    upstream (it only hides the cycle from the import system)."""
+    rank = {layer: i for i, layer in enumerate(SITE_LAYERS)}
+    out = []
+    for name in sorted(n for n in sources if n.startswith("site_gen")):
+        part = _site_part(name)
+        if part is None:
+            continue
+        if part not in rank and part not in SITE_LEAVES:
+            out.append(f"{name} belongs to no layer (a folder of {SITE_LAYERS}) nor is a leaf {SITE_LEAVES}")
+            continue
+        targets = {m for m in _imports(sources[name], top_level_only=False) if m in sources}
+        for t in sorted(t for t in targets if t.startswith("site_gen") and _site_part(t) not in (None, part)):
+            other = _site_part(t)
+            if part in SITE_LEAVES:
+                out.append(f"{name} is a leaf and imports {t}")
+            elif other in rank and rank[other] > rank[part]:
+                out.append(f"{name} ({part}) imports {t} ({other}), a later layer")
+    return out
+
+
+def test_site_gen_keeps_its_layers() -> None:
+    assert {_site_part(n) for n in SOURCES if n.startswith("site_gen.")} >= {*SITE_LAYERS, *SITE_LEAVES}
+    assert site_layer_violations(SOURCES) == []
+
+
+def test_site_layer_rules_catch_each_planted_violation(tmp_path: Path) -> None:
+    good = {
+        "site_gen/data/load.py": "import duckdb\n",
+        "site_gen/charts/specs.py": "from site_gen.data import load\n",
+        "site_gen/pages/markers.py": "from site_gen.charts.specs import to_spec\nfrom site_gen import i18n\n",
+        "site_gen/site/hooks.py": "from site_gen.pages import markers\n",
+        "site_gen/i18n/__init__.py": "import yaml\n",
+    }
+
+    def scan(files: dict[str, str]) -> list[str]:
+        root = tmp_path / str(len(list(tmp_path.iterdir())))
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+        return site_layer_violations({_module(root / p, root): root / p for p in files})
+
+    assert scan(good) == []
+    planted = {
+        "data reaching a page, lazily": (
+            "site_gen/data/load.py",
+            "def f() -> None:\n    from site_gen.pages.markers import Page\n",
+            "site_gen.data.load (data) imports site_gen.pages.markers (pages), a later layer",
+        ),
+        "a chart importing the site": (
+            "site_gen/charts/specs.py",
+            "from site_gen.site import hooks\n",
+            "site_gen.charts.specs (charts) imports site_gen.site.hooks (site), a later layer",
+        ),
+        "a leaf importing a layer": (
+            "site_gen/i18n/__init__.py",
+            "from site_gen.data.load import x\n",
+            "site_gen.i18n is a leaf and imports site_gen.data.load",
+        ),
+        "a flat module": ("site_gen/flat.py", "import os\n", "site_gen.flat belongs to no layer"),
+    }
+    for what, (rel, text, says) in planted.items():
+        found = scan({**good, rel: text})
+        assert any(says in v for v in found), (what, found)
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -145,13 +230,13 @@ def test_a_type_only_cycle_is_found(tmp_path: Path) -> None:
 
 def test_validate_and_the_site_share_one_speed_of_light_bound() -> None:
     # The bound lives in the result contract: validate's data-quality gate (bench.contract.quality) refuses
-    # runs above it, and the site's columns (site_gen.bound) and the planner (site_gen.memory) re-export
-    # the same modules, so the two can never disagree on a run's bound.
+    # runs above it, and the site's columns (site_gen.data.bound) and the planner (site_gen.data.memory)
+    # re-export the same modules, so the two can never disagree on a run's bound.
     assert "bench.contract.bound" in _project_imports("bench.contract.quality", top_level_only=True)
     assert "bench.contract.quality" in _project_imports("bench.contract.resultfile", top_level_only=True)
-    assert "bench.contract.bound" in _project_imports("site_gen.bound", top_level_only=True)
-    assert "bench.contract.modelmath" in _project_imports("site_gen.memory", top_level_only=True)
-    for name in ("site_gen.bound", "site_gen.memory"):
+    assert "bench.contract.bound" in _project_imports("site_gen.data.bound", top_level_only=True)
+    assert "bench.contract.modelmath" in _project_imports("site_gen.data.memory", top_level_only=True)
+    for name in ("site_gen.data.bound", "site_gen.data.memory"):
         defined = {
             n.name for n in ast.parse(SOURCES[name].read_text(encoding="utf-8")).body if hasattr(n, "name")
         }

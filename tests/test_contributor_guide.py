@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from bench.cli import app
 from bench.contract.resultfile import check_text, result_path
-from site_gen import latency_views, load
+from site_gen.charts import latency_views
+from site_gen.data import load
 from tests.conftest import ROOT
 
 PAGES = [ROOT / "docs" / "how-to" / "add-your-result.md", ROOT / "docs" / "how-to" / "add-your-result.ko.md"]

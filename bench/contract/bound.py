@@ -4,8 +4,8 @@ Inputs: the GPU registry (HBM bandwidth, dense tensor FLOP/s on the precision's 
 GPU), the model registry (tensor shapes, per-layer attention pattern), the precision vocabulary (stored
 bytes per weight) and the run (ISL, OSL, GPU count, weight precision, KV-cache dtype, concurrency). Output:
 an upper bound on output tokens/s over all the run's GPUs. It lives in the result contract because
-``llmbench validate`` refuses a run above it (bench/contract/quality.py); ``site_gen/bound.py`` writes it into
-the DuckDB ``runs`` table as ``bound_output_tps`` and ``pct_of_bound``.
+``llmbench validate`` refuses a run above it (bench/contract/quality.py); ``site_gen/data/bound.py`` writes it
+into the DuckDB ``runs`` table as ``bound_output_tps`` and ``pct_of_bound``.
 
 The model (docs/guide/08-speed-of-light.md derives and discusses it): a roofline over in-flight batching.
 - the N GPUs pool their memory, bandwidth and FLOP/s perfectly (no communication cost, no replication);

@@ -3,7 +3,7 @@
 Pure arithmetic on plain dicts (a model architecture as in ``bench/data/models.yaml``, the precision
 vocabulary of ``precisions.yaml``). It lives in the result contract because two sides use it: the
 speed-of-light bound (``bench/contract/bound.py``), which ``llmbench validate`` checks runs against, and the
-memory planner (``site_gen/memory.py``, which re-exports these names, and
+memory planner (``site_gen/data/memory.py``, which re-exports these names, and
 ``docs/assets/js/calc/planner-memory.js``).
 
 Units: bytes everywhere; GPU memory figures from the registry are read as GiB (2**30 bytes).

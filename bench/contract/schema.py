@@ -26,7 +26,7 @@ MLPERF_SCHEMA_VERSION = 2  # MLPerf Inference submissions (``MlperfResultFile``)
 # kept as published); import-csv writes it from bench/data/errata.yaml, ingest shows it as `erratum`.
 ERRATUM_MARKER = "Erratum: "
 
-# The largest value of the site database's INTEGER columns (site_gen/load.py, DuckDB's 32-bit INTEGER):
+# The largest value of the site database's INTEGER columns (site_gen/data/load.py, DuckDB's 32-bit INTEGER):
 # a number that validates must also ingest.
 DB_INT_MAX = 2**31 - 1
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]  # .inf or .nan is never a figure

@@ -1,12 +1,12 @@
 """AIConfigurator's memory figure for the memory planner's cross-check: ``llmbench estimate-memory``.
 
-The planner (docs/guide/07-memory.md, ``site_gen.memory``) and AIConfigurator both say how much memory
+The planner (docs/guide/07-memory.md, ``site_gen.data.memory``) and AIConfigurator both say how much memory
 one GPU needs to serve a batch: weights, KV cache, activations and a runtime reserve. This module asks
 AIConfigurator (``cli_estimate``, the call ``aiconfigurator cli estimate`` makes, with the same model,
 quantisation and parallelism mapping as the estimates: ``estimate.point_args``) for its per-GPU
 breakdown (``InferenceSummary.get_memory``) of a fixed list of configurations that both know, and writes
 them to a small committed table (``bench/data/estimate_memory.csv``). The site reads that table and puts
-the planner's own figures beside it (``site_gen.estimate_memory``): the site build never imports
+the planner's own figures beside it (``site_gen.data.estimate_memory``): the site build never imports
 aiconfigurator.
 
 What AIConfigurator's figure covers (aiconfigurator-core 0.12.0, ``BaseBackend._get_memory_usage``):

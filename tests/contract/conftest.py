@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from site_gen.load import ingest
+from site_gen.data.load import ingest
 from tests.conftest import RESULTS
 
 HERE = Path(__file__).parent

@@ -25,7 +25,9 @@ from tests.site.test_atomic_build import group_gone
 
 ROOT = Path(__file__).resolve().parents[2]
 LLMBENCH = str(Path(sys.executable).parent / "llmbench")
-LOCK = ".llmbench.duckdb.lock"  # site_gen.load.db_lock: every ingest leaves it (a site build: .site.lock)
+LOCK = (
+    ".llmbench.duckdb.lock"  # site_gen.data.load.db_lock: every ingest leaves it (a site build: .site.lock)
+)
 
 
 def ingest(results: Path, db: Path) -> subprocess.Popen[str]:

@@ -1,4 +1,4 @@
-"""site_gen.listing + `llmbench list`: filters, plain-text cells, and re-ingest when results/ changed."""
+"""site_gen.data.listing + `llmbench list`: filters, plain-text cells, and re-ingest when results/ changed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import app
-from site_gen.listing import Filters, is_stale, parallel_label, query
+from site_gen.data.listing import Filters, is_stale, parallel_label, query
 from tests.conftest import RESULTS
 
 

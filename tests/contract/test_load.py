@@ -1,4 +1,4 @@
-"""site_gen.load: the real database from results/, derived columns, and all-or-nothing ingest."""
+"""site_gen.data.load: the real database from results/, derived columns, and all-or-nothing ingest."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from bench.cli import app
 from bench.contract.resultfile import check_file
-from site_gen.load import RUN_COLUMNS, flatten, ingest, write_db
+from site_gen.data.load import RUN_COLUMNS, flatten, ingest, write_db
 
 from .conftest import KISTI_CSV, NVIDIA_CSV, configurations
 from .test_resultfile import BAD, make_bad

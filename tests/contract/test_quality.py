@@ -17,7 +17,7 @@ import yaml
 from bench.cli import app
 from bench.contract import bound, quality, registry
 from bench.errors import ProblemsError
-from site_gen.load import ingest
+from site_gen.data.load import ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -110,7 +110,7 @@ def test_ingest_stores_samples_and_the_repetitions_range(tmp_path: Path, valid_t
     run without repetitions is 1 sample with no range; a published run's sample count is unknown (null)."""
     import duckdb
 
-    from site_gen.load import ingest
+    from site_gen.data.load import ingest
 
     tp2 = "- parallelism:\n    tp: 2\n  workload:"
     text = HEAD.format(figure=100.0, tpot=70.0).replace("- workload:", tp2)

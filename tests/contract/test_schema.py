@@ -78,7 +78,7 @@ def test_schema_reference_documents_every_field_column_and_a_valid_example(root:
 
     from bench.contract.resultfile import check_text
     from bench.importers.tables import COLUMNS
-    from site_gen.load import RUN_COLUMNS
+    from site_gen.data.load import RUN_COLUMNS
 
     page = (root / "docs" / "reference" / "result-schema.md").read_text(encoding="utf-8")
     example = re.search(r"```yaml\n(.*?)```", page, re.S)

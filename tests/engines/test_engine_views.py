@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from site_gen import views
-from site_gen.charts import ChartContext, to_spec
+from site_gen.charts import views
+from site_gen.charts.specs import ChartContext, to_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "engines.md"
@@ -64,7 +64,7 @@ def test_the_view_opens_at_matched_16_bit_precision() -> None:
     FP8 run by the BF16 one (3.9x); at matched 16-bit precision it is 16,660 / 7,516 = 2.2x."""
     import pandas as pd
 
-    from site_gen.dimensions import mask
+    from site_gen.data.dimensions import mask
 
     rows = [
         ("tensorrt-llm", "FP8", 29_526.0),

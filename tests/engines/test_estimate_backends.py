@@ -123,7 +123,7 @@ def test_the_site_database_shows_vllm_and_sglang_as_their_engines(
     written: list[Path], tmp_path: Path
 ) -> None:
     """Real DuckDB ingest of the written files: every estimate's engine is its file's backend."""
-    from site_gen import load
+    from site_gen.data import load
 
     results = tmp_path / "results" / "modelled"
     results.mkdir(parents=True)

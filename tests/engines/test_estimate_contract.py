@@ -129,7 +129,7 @@ def test_site_ingest_keeps_modelled_files_out_of_runs(tmp_path: Path) -> None:
     (everything that aggregates reads ``runs``), and the view marks them estimated."""
     import duckdb
 
-    from site_gen.load import ingest
+    from site_gen.data.load import ingest
 
     published = copy.deepcopy(_modelled())
     src = published["submission"]["source"]

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from bench.cli import app
 from bench.sweep import store
-from site_gen.build import render_site
+from site_gen.site.build import render_site
 from tests.engines.conftest import TINY
 
 ROOT = Path(__file__).resolve().parents[2]

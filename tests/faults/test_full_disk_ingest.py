@@ -60,6 +60,8 @@ def test_ingest_on_a_full_disk_leaves_the_previous_database(
     line = one_error_line(ran.output, ran.code, db)
     assert line.endswith("previous database left unchanged"), line
     assert f"/.{DB}." in line, line  # it failed writing the new file (the temporary one), not before
-    lock = {f".{DB}.lock": hashlib.sha256(b"").hexdigest()}  # site_gen.load.db_lock's, left by every ingest
+    lock = {
+        f".{DB}.lock": hashlib.sha256(b"").hexdigest()
+    }  # site_gen.data.load.db_lock's, left by every ingest
     assert digests(ran.after) == before | lock  # same files, same bytes: no .tmp, no .wal
     assert runs(ran.after / DB) == (12, 12)

@@ -8,7 +8,7 @@ import duckdb
 import pytest
 
 from bench.contract import registry
-from site_gen import bound, load, memory
+from site_gen.data import bound, load, memory
 from tests.conftest import RESULTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -228,8 +228,8 @@ def test_the_guide_quotes_the_distribution_of_the_data(
     import markdown
     import numpy as np
 
-    from site_gen import markers
-    from site_gen.charts import ChartContext
+    from site_gen.charts.specs import ChartContext
+    from site_gen.pages import markers
 
     rows = imported.execute("SELECT pct_of_bound, erratum, precision FROM runs").fetchall()
     pcts = np.array([r[0] for r in rows if r[0] is not None and r[1] is None])

@@ -12,7 +12,9 @@ import pytest
 import yaml
 
 from bench.contract import registry
-from site_gen import bound, load, markers, memory, stats, views
+from site_gen.charts import views
+from site_gen.data import bound, load, memory, stats
+from site_gen.pages import markers
 from tests.conftest import RESULTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,7 +217,7 @@ def test_worked_numbers_of_the_topic_pages() -> None:
 
 
 def test_every_marker_names_a_view_and_matches_runs(db: Path) -> None:
-    from site_gen import queries
+    from site_gen.data import queries
 
     runs = queries.site_runs(db)
     found = 0

@@ -7,8 +7,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from site_gen import charts, load, queries, views
-from site_gen.charts import ChartContext
+from site_gen.charts import specs as charts
+from site_gen.charts import views
+from site_gen.charts.specs import ChartContext
+from site_gen.data import load, queries
 from tests.conftest import RESULTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,12 +55,12 @@ def test_pct_of_bound_is_shipped_to_pages(runs: pd.DataFrame) -> None:
 def test_pct_of_bound_says_how_many_runs_it_marks_or_cannot_draw(runs: pd.DataFrame) -> None:
     """Rendered by Vega-Lite itself (vl-convert, offline) on the committed data: the chart's line under its
     title counts the runs the bound may be low for (drawn as pale diamonds) and those with no bound (not
-    drawn), as the runs table's bound_note says (site_gen/bound.py)."""
+    drawn), as the runs table's bound_note says (site_gen/data/bound.py)."""
     import json
 
     import vl_convert
 
-    from site_gen.vega_compile import VEGA_LITE
+    from site_gen.charts.vega_compile import VEGA_LITE
 
     noted = int((runs["bound_note"].notna() & runs["pct_of_bound"].notna()).sum())
     unknown = int(

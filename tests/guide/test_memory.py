@@ -1,11 +1,11 @@
-"""Memory planning maths (site_gen/memory.py): the GQA KV formula, parallel splits, windows and fits."""
+"""Memory planning maths (site_gen/data/memory.py): the GQA KV formula, parallel splits, windows and fits."""
 
 from __future__ import annotations
 
 import pytest
 
 from bench.contract import registry
-from site_gen import memory
+from site_gen.data import memory
 
 GIB = 2**30
 

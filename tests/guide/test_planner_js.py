@@ -1,5 +1,5 @@
 """The browser planner (docs/assets/js/calc/planner-memory.js, pages/planner.js) computes what
-site_gen/memory.py computes.
+site_gen/data/memory.py computes.
 
 The pure functions run under node on the exported registry data (the ES module imported as it is); the UI
 runs in real headless Chromium (playwright, the Chromium of tests/conftest.py) on a page served from a
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from site_gen import memory
+from site_gen.data import memory
 from tests.conftest import serve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,7 +177,7 @@ def test_planner_page_shows_python_numbers_and_fits_offline(
 
 def test_committed_planner_data_matches_the_registries() -> None:
     committed = (ROOT / memory.PLANNER_DATA).read_text(encoding="utf-8")
-    assert committed == memory.planner_script(), "stale planner data: run `python -m site_gen.memory`"
+    assert committed == memory.planner_script(), "stale planner data: run `python -m site_gen.data.memory`"
 
 
 def test_write_planner_script_rewrites_only_on_change(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Steps across releases (site_gen/steps.py): hand-worked fits, synthetic histories with known steps and
+"""Steps across releases (site_gen/data/steps.py): hand-worked fits, synthetic histories with known steps and
 noise, and the GH200 long-output drop of NVIDIA's published tables from 0.11 to 0.12.
 
 NVIDIA's perf-overview tables list Llama 3 8B FP8, 128/2048, one GH200: 22,055.94 output tokens/s in
@@ -17,8 +17,9 @@ import markdown
 import pandas as pd
 import pytest
 
-from site_gen import load, markers, steps
-from site_gen.charts import ChartContext
+from site_gen.charts.specs import ChartContext
+from site_gen.data import load, steps
+from site_gen.pages import markers
 from tests.conftest import RESULTS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,7 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from site_gen import advisor, dataset, i18n
+from site_gen import i18n
+from site_gen.data import dataset
+from site_gen.pages import advisor
 from tests.site.conftest import CHROMIUM_ARGS, ROOT, serve
 
 JS = ROOT / "docs" / "assets" / "js"
@@ -116,7 +118,7 @@ def measure(label: str, runs: pd.DataFrame) -> None:
 
 
 def main() -> None:
-    from site_gen.load import ingest
+    from site_gen.data.load import ingest
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "llmbench.duckdb"

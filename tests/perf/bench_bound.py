@@ -1,4 +1,4 @@
-"""`make perf` benchmark: the speed-of-light columns for 100,000 runs (``site_gen.bound.add_columns``).
+"""`make perf` benchmark: the speed-of-light columns for 100,000 runs (``site_gen.data.bound.add_columns``).
 
 The bound is computed once per distinct configuration and joined back in SQL, so its cost follows the
 number of configurations, not of runs. Builds an in-memory DuckDB ``runs`` table of 100,000 synthetic runs
@@ -49,7 +49,7 @@ def _table(con: object) -> int:
 def main() -> None:
     import duckdb
 
-    from site_gen import bound
+    from site_gen.data import bound
 
     con = duckdb.connect()
     n_configs = _table(con)

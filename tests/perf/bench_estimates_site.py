@@ -47,7 +47,7 @@ def explorer_data(site: Path) -> Path:
 
 def build_once(side: Side, work: Path) -> Path:
     """One build of today's results with the side's setting; its folder (site/ and the database)."""
-    from site_gen.build import build_site
+    from site_gen.site.build import build_site
 
     before = os.environ.get(ENV)
     os.environ[ENV] = side.env

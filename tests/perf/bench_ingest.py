@@ -137,7 +137,7 @@ def _report(label: str, runs: int, seconds: float, cpu: float) -> None:
 
 
 def main() -> None:
-    from site_gen.load import ingest
+    from site_gen.data.load import ingest
 
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "results"

@@ -124,7 +124,7 @@ def synthetic_results(
 
 def explorer_transfer(site: Path) -> dict[str, int]:
     """gzip bytes of what the explorer page loads first: its HTML, its data (the summary at scale, else
-    every part of its data set: site_gen.dataset), the vendored and site JS."""
+    every part of its data set: site_gen.data.dataset), the vendored and site JS."""
     import html as markup
 
     html = (site / "explorer.html").read_text(encoding="utf-8")
@@ -387,7 +387,7 @@ def navigation(site: Path, port: int) -> None:
 
 
 def measure(label: str, results: Path, work: Path) -> None:
-    from site_gen.build import build_site
+    from site_gen.site.build import build_site
 
     t = time.perf_counter()
     report = build_site(results, work / "llmbench.duckdb", work / "site", ROOT / "mkdocs.yml")
@@ -439,7 +439,7 @@ def plain_mkdocs(label: str, results: Path, work: Path) -> None:
 
 def real_site(work: Path) -> tuple[Path, int]:
     """The real results' site, built for a free port (instant navigation needs site_url's origin)."""
-    from site_gen.build import build_site
+    from site_gen.site.build import build_site
 
     port = free_port()
     os.environ["LLMBENCH_SITE_URL"] = f"http://127.0.0.1:{port}/"

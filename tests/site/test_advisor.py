@@ -1,4 +1,4 @@
-"""The advisor's arithmetic (site_gen/advisor.py and its twin docs/assets/js/advisor/logic.js) on cases
+"""The advisor's arithmetic (site_gen/pages/advisor.py and its twin docs/assets/js/advisor/logic.js) on cases
 worked by hand, the frontier table against DuckDB, and the curves the build ships.
 
 Every case runs through Python and, under node, through the page's module: both must give the hand-worked
@@ -18,8 +18,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from site_gen import advisor
-from site_gen.advisor import Limits, Query
+from site_gen.pages import advisor
+from site_gen.pages.advisor import Limits, Query
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGIC_JS = ROOT / "docs" / "assets" / "js" / "advisor" / "logic.js"

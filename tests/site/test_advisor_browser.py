@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from bench.contract.resultfile import write_file
-from site_gen import advisor
+from site_gen.pages import advisor
 from tests.site.conftest import XSS, Watched, build, free_port, result, serve
 
 pytestmark = pytest.mark.browser
@@ -274,8 +274,8 @@ def _num(text: str) -> float | None:
 
 
 def _duckdb_table(work: Path, where: str) -> dict[str, Any]:
-    """The Python twin (site_gen.advisor.frontier_table) on the series a DuckDB query groups, the chart's
-    way: GPU · engine · precision · workload, runs with both figures above 0."""
+    """The Python twin (site_gen.pages.advisor.frontier_table) on the series a DuckDB query groups, the
+    chart's way: GPU · engine · precision · workload, runs with both figures above 0."""
     con = duckdb.connect(str(work / "llmbench.duckdb"), read_only=True)
     rows = con.execute(
         "SELECT gpu || ' · ' || engine || ' · ' || precision || ' · ' || workload AS s,"

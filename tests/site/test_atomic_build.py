@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from site_gen import build
+from site_gen.site import build
 from tests.site.conftest import write_fixture_results
 from tests.site.test_plain_mkdocs import clean_env, new_result, tree
 

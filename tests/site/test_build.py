@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from bench.cli import app
-from site_gen.build import render_site
+from site_gen.site.build import render_site
 from tests.site.conftest import ROOT
 
 

@@ -1,8 +1,8 @@
 """Run cards in partitions (issue 29): a card loads the one file holding its run, never every card.
 
 The partition of a run is FNV-1a (32 bit) of its id's UTF-8 bytes modulo the partition count, in Python
-(``site_gen.dataset.card_part``, the build) and in the browser (``docs/assets/js/data/cards.js``): both run
-here on the same ids. The partitions' sizes are measured on a synthetic data set
+(``site_gen.data.dataset.card_part``, the build) and in the browser (``docs/assets/js/data/cards.js``): both
+run here on the same ids. The partitions' sizes are measured on a synthetic data set
 (``tests.perf.bench_site.synthetic_results``); the browser opens cards of the real site.
 """
 
@@ -18,8 +18,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from site_gen import dataset, queries
-from site_gen.load import ingest
+from site_gen.data import dataset, queries
+from site_gen.data.load import ingest
 from tests.site.conftest import Watched
 
 JS = Path(__file__).resolve().parents[2] / "docs" / "assets" / "js"

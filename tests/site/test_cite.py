@@ -1,4 +1,4 @@
-"""site_gen.cite: the "cite this" text and BibTeX DuckDB builds for every run, checked on a real DuckDB
+"""site_gen.data.cite: the "cite this" text and BibTeX DuckDB builds for every run, checked on a real DuckDB
 table against citations written out by hand (the module docstring's example)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import datetime as dt
 import duckdb
 import pytest
 
-from site_gen import cite
+from site_gen.data import cite
 
 SITE = "https://example.org/llmbench/"
 

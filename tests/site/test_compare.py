@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from site_gen import compare
+from site_gen.pages import compare
 from tests.site.conftest import Watched
 
 pytestmark = pytest.mark.browser

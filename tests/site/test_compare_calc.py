@@ -1,7 +1,7 @@
 """Compare mode's arithmetic (issue 26 item 2): B ÷ A ("how many times faster is B than A"), its summary,
-the label parts every pair shares, and where the page opens, in Python (site_gen.compare) and in the page
-script (calc/compare.js, under node) on the same hand-worked cases, and on the committed results against a
-DuckDB query of our own.
+the label parts every pair shares, and where the page opens, in Python (site_gen.pages.compare) and in the
+page script (calc/compare.js, under node) on the same hand-worked cases, and on the committed results against
+a DuckDB query of our own.
 
 Hand-worked (output tokens/s per GPU, one model, precision, source and release; A = "old", B = "new"):
 
@@ -25,8 +25,9 @@ import duckdb
 import pandas as pd
 import pytest
 
-from site_gen import compare, queries
-from site_gen.load import ingest
+from site_gen.data import queries
+from site_gen.data.load import ingest
+from site_gen.pages import compare
 from tests.site.test_js_pure import Node, node  # noqa: F401 (the fixture)
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"

@@ -1,4 +1,4 @@
-"""The matching rule of compare mode (``site_gen.compare``) on hand-built runs, worked by hand: which
+"""The matching rule of compare mode (``site_gen.pages.compare``) on hand-built runs, worked by hand: which
 configurations two GPUs share (``matched``) and each GPU's partners for the "compare with" links
 (``partners``). Both are computed on integer configuration ids (a million runs made the tuple-per-row
 version take seconds); these cases pin the rule, not the method: equal when every match column but the
@@ -11,7 +11,7 @@ import math
 
 import pandas as pd
 
-from site_gen import compare
+from site_gen.pages import compare
 
 
 def _run(gpu: object, workload: str, tp: int, ep: float = math.nan, **kw: object) -> dict[str, object]:

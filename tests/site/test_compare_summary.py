@@ -35,7 +35,8 @@ import duckdb
 import pytest
 
 from bench.contract.resultfile import dump_data, write_file
-from site_gen import compare, queries
+from site_gen.data import queries
+from site_gen.pages import compare
 from tests.site.conftest import Watched, build, free_port, result, serve
 from tests.site.test_estimates_site import modelled_file
 

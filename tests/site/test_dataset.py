@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from site_gen import dataset, queries
-from site_gen.load import ingest
+from site_gen.data import dataset, queries
+from site_gen.data.load import ingest
 from tests.site.conftest import ROOT
 
 HOSTILE = ["a\u2028b", "\u2029", "</script><script>alert(1)</script>", 'q"uote\\back', "tab\tnl\n\x00\x1f",

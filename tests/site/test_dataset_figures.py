@@ -9,7 +9,7 @@ import math
 
 import pandas as pd
 
-from site_gen import dataset
+from site_gen.data import dataset
 
 
 def shipped(values: list[float]) -> list[object]:

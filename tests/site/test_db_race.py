@@ -26,7 +26,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from site_gen.load import ingest
+from site_gen.data.load import ingest
 from tests.site.conftest import write_fixture_results
 from tests.site.test_atomic_build import finish, group_gone
 from tests.site.test_plain_mkdocs import ROOT, clean_env, new_result

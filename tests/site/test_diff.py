@@ -17,7 +17,7 @@ import pytest
 from bench.cli import app
 from bench.contract.resultfile import dump, write_file
 from bench.errors import ProblemsError
-from site_gen import diff
+from site_gen.pages import diff
 from tests.site.conftest import result, run, write_fixture_results
 
 L8 = "meta-llama/Llama-3.1-8B-Instruct"
@@ -70,7 +70,7 @@ def test_folders_report_files_runs_bound_and_pages(sides: tuple[Path, Path], tmp
     views = diff.charts(d)
     assert {"runs-by-gpu", "tp-scaling", "generational-uplift", "pct-of-bound"} <= set(views)
     assert "latency-pareto" not in views  # no run of the fixture has a per-user figure
-    from site_gen import views as registry
+    from site_gen.charts import views as registry
 
     named = {name for name, _, _ in diff.COMPARISONS} | {"latency-pareto", "operating-points", "pct-of-bound"}
     assert named | set(views) <= set(registry.all_views())  # every name is a real view

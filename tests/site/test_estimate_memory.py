@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from bench.contract import registry
-from site_gen import memory
-from site_gen.estimate_memory import (
+from site_gen.data import memory
+from site_gen.data.estimate_memory import (
     THRESHOLD,
     disagreements,
     memory_check,

@@ -24,7 +24,7 @@ import yaml
 
 from bench.contract.estimate_bands import TABLE, band_of
 from bench.contract.resultfile import dump_data
-from site_gen import queries, stats
+from site_gen.data import queries, stats
 from tests.site.conftest import XSS, Watched, build, free_port, serve, write_fixture_results
 from tests.site.test_js_pure import node  # noqa: F401 (the node fixture: calc/estimates.js under node)
 
@@ -216,7 +216,7 @@ def test_held_back_counts_and_badges_under_node(node: Any) -> None:  # noqa: F81
 def test_band_percent_is_the_wider_side_of_the_band() -> None:
     """N of the badge, worked by hand: p10 -16 %, p90 +22 % -> 22; p10 +42 %, p90 +58 % -> 58 (both
     sides above zero: the band is still read as ±); -58.4 % -> 58; no band -> None."""
-    from site_gen.estimates import band_percent
+    from site_gen.data.estimates import band_percent
 
     assert band_percent(-0.16, 0.22) == 22
     assert band_percent(0.42, 0.58) == 58
@@ -391,7 +391,7 @@ def _pairs(sql: str, params: list[Any]) -> list[tuple[float, float]]:
     """(published, estimate) of the validation table's rows that ``sql``'s WHERE keeps, by DuckDB, sorted."""
     with duckdb.connect() as con:
         got = con.execute(
-            # to the data file's 2 decimals (site_gen.dataset), so that both sides sort alike
+            # to the data file's 2 decimals (site_gen.data.dataset), so that both sides sort alike
             "SELECT round(published::DOUBLE, 2), round(estimate::DOUBLE, 2)"
             " FROM read_csv(?, all_varchar = true) WHERE " + sql,
             [str(TABLE), *params],
@@ -431,7 +431,7 @@ def _open_plot(page: Any) -> list[tuple[float, float]]:
 def test_accuracy_scatter_filters_like_the_explorer(est_url: str, watched: Watched) -> None:
     """The plotted pairs under a filter (in the URL, or chosen in the bar) are those a DuckDB query of the
     committed validation table keeps."""
-    from site_gen.dimensions import release_label
+    from site_gen.data.dimensions import release_label
 
     gpu, precision = _most("gpu, precision")
     page = watched.open(

@@ -106,7 +106,7 @@ WIDGETS = {
     for f in [
         *(ROOT / "site_gen/templates").glob("*.j2"),
         ROOT / "site_gen/theme/partials/source.html",
-        ROOT / "site_gen/mlperf_pages.py",
+        ROOT / "site_gen/pages/mlperf_pages.py",
     ]
     for attr in re.findall(r'class="([^"{]*)"', f.read_text(encoding="utf-8"))
     for c in attr.split()
@@ -160,7 +160,7 @@ def _ui_strings(tree: object, key: str = "", parent: str = "") -> list[str]:
     """The strings of a widget's JSON a reader sees: labels, help, titles, compare mode's words, an
     input's label (a chart's ``bind.name``) and the text a chart computes (``calculate``, e.g. a note)."""
     if isinstance(tree, dict):
-        # compiled to Vega at build time (site_gen/vega_compile.py): a calculate is a formula's expr
+        # compiled to Vega at build time (site_gen/charts/vega_compile.py): a calculate is a formula's expr
         formula = (
             [tree["expr"]] if tree.get("type") == "formula" and isinstance(tree.get("expr"), str) else []
         )
@@ -369,7 +369,7 @@ def test_korean_mlperf_page_renders_in_korean_with_mlcommons_english_notices(
     """The MLPerf page's script in Korean: count, bars, footnote and exported image, no English string of
     the catalogue left, while the trademark legend and the verified sentence stay MLCommons' English
     (with the Korean gloss) and the result IDs, division and round names stay as imported (CSV)."""
-    from site_gen.mlperf_pages import TRADEMARK, VERIFIED
+    from site_gen.pages.mlperf_pages import TRADEMARK, VERIFIED
     from tests.site.test_mlperf_pages import RESULTS_CSV, _svg_text
 
     with RESULTS_CSV.open(encoding="utf-8", newline="") as f:

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 
 from bench.contract import registry
-from site_gen import charts, i18n, views
-from site_gen.charts import ChartContext
-from site_gen.markers import _LITERAL, localize
+from site_gen import i18n
+from site_gen.charts import specs as charts
+from site_gen.charts import views
+from site_gen.charts.specs import ChartContext
+from site_gen.pages.markers import _LITERAL, localize
 
 KEPT = {"GPU", "DEP", "transformers", "tensorrt", "llm"}
 

@@ -1,8 +1,9 @@
 """The page script's pure modules (docs/assets/js: state/filter.js, data/crossfilter.js, calc/compare.js,
 format.js) run under node and agree with their Python twins on the same cases: the URL query the build
-writes (site_gen.markers.presets, urlencode), the rows a filter keeps (site_gen.dimensions.mask and
-LIMITS), compare mode's matched configurations (site_gen.compare.matched), the cost column
-(site_gen.latency_views.cost_per_million_tokens); and hand-worked cases for counts, geomean and formats.
+writes (site_gen.pages.markers.presets, urlencode), the rows a filter keeps (site_gen.data.dimensions.mask and
+LIMITS), compare mode's matched configurations (site_gen.pages.compare.matched), the cost column
+(site_gen.charts.latency_views.cost_per_million_tokens); and hand-worked cases for counts, geomean and
+formats.
 
 node imports the modules as they are (ES modules, copied beside a package.json saying so): no bundler.
 """
@@ -20,7 +21,9 @@ from urllib.parse import parse_qsl, urlencode
 import pandas as pd
 import pytest
 
-from site_gen import compare, dimensions, latency_views
+from site_gen.charts import latency_views
+from site_gen.data import dimensions
+from site_gen.pages import compare
 
 Node = Callable[..., list]  # node(jobs, lang=None) -> each job's result
 JS = Path(__file__).resolve().parents[2] / "docs" / "assets" / "js"
@@ -75,7 +78,7 @@ LIMITS = [lim.as_json() for lim in dimensions.LIMITS]
 
 def test_filter_state_reads_the_query_the_build_writes_and_writes_it_back(node: Node) -> None:
     pairs = [("gpu", "H200 SXM 141GB"), ("gpu", "A100 SXM4 80GB"), ("precision", "FP8")]
-    query = "?" + urlencode(pairs)  # site_gen.markers.presets' href
+    query = "?" + urlencode(pairs)  # site_gen.pages.markers.presets' href
     keys = DIMS + LIMITS
     hostile = "?gpu=%3Cimg%3E&tpot_max=0x10&ttft_max=50&ttft_max=60&user_min=1e308&other=1"
     state, back, defaults, cleared, bad, other = node(
@@ -104,7 +107,7 @@ def test_filter_state_reads_the_query_the_build_writes_and_writes_it_back(node: 
 def test_a_url_not_naming_the_source_kind_keeps_the_estimates_off(node: Node) -> None:
     """Issue 28: "kind" keeps its default (every kind but "modelled") when a hand-written URL names other
     filters only; "?kind=*" is every kind, estimates included; a dimension without keep_default is "all"."""
-    from site_gen.dimensions import DIMENSIONS
+    from site_gen.data.dimensions import DIMENSIONS
 
     keys = [d.as_json() for d in DIMENSIONS]
     assert next(d for d in keys if d["key"] == "kind")["keep_default"] is True

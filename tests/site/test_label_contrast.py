@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from bench.contract import registry
-from site_gen import charts, views
-from site_gen.charts import ChartContext
-from site_gen.vega_compile import compile_spec
+from site_gen.charts import specs as charts
+from site_gen.charts import views
+from site_gen.charts.specs import ChartContext
+from site_gen.charts.vega_compile import compile_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 AA = 4.5

@@ -8,7 +8,7 @@ import re
 import pytest
 import yaml
 
-from site_gen.latency_views import cost_per_million_tokens
+from site_gen.charts.latency_views import cost_per_million_tokens
 from tests.site.conftest import ROOT
 
 RESULT = (

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from site_gen.pages import slug
+from site_gen.pages.generated import slug
 from tests.site.conftest import Watched
 
 pytestmark = pytest.mark.browser

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from site_gen import charts, latency_views
-from site_gen.charts import ChartContext
-from site_gen.latency_views import Point, cost_per_million_tokens, pareto_frontier
+from site_gen.charts import latency_views
+from site_gen.charts import specs as charts
+from site_gen.charts.latency_views import Point, cost_per_million_tokens, pareto_frontier
+from site_gen.charts.specs import ChartContext
 
 
 def test_frontier_is_the_set_no_other_run_beats_on_both_axes() -> None:

@@ -7,9 +7,10 @@ import json
 import pandas as pd
 import pytest
 
-from site_gen import markers, pages
-from site_gen.charts import ChartContext
-from site_gen.dimensions import DIMENSIONS
+from site_gen.charts.specs import ChartContext
+from site_gen.data.dimensions import DIMENSIONS
+from site_gen.pages import generated as pages
+from site_gen.pages import markers
 from tests.site.conftest import ROOT, XSS
 
 

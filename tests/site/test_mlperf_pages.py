@@ -15,8 +15,9 @@ import pytest
 import yaml
 
 from bench.importers import mlperf as importer
-from site_gen import i18n, mlperf_pages
-from site_gen.mlperf_pages import TRADEMARK, VERIFIED
+from site_gen import i18n
+from site_gen.pages import mlperf_pages
+from site_gen.pages.mlperf_pages import TRADEMARK, VERIFIED
 from tests.site.test_mlperf_url import tick
 
 ROOT = Path(__file__).resolve().parents[2]

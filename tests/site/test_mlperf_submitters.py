@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import duckdb
 
-from site_gen.mlperf_data import TABLE, create_table, merge_submitters
+from site_gen.data.mlperf_data import TABLE, create_table, merge_submitters
 
 
 def rows(*pairs: tuple[str, str]) -> list[dict[str, str]]:

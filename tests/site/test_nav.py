@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import yaml
 
-from site_gen import views
+from site_gen.charts import views
 from tests.site.conftest import ROOT
 
 

@@ -1,4 +1,4 @@
-"""A GPU page opens on its best figures beside its neighbours' (issue 26): site_gen.neighbours on a
+"""A GPU page opens on its best figures beside its neighbours' (issue 26): site_gen.pages.neighbours on a
 hand-worked frame, and the fixture site's H200 page in a real browser, English and Korean, phone and
 desktop."""
 
@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 import pandas as pd
 import pytest
 
-from site_gen import neighbours
+from site_gen.pages import neighbours
 from tests.site.conftest import Watched
 
 

@@ -3,7 +3,7 @@ the home page's headline, not a best bar or line, not a compare value.
 
 The database is a real ingest of the site fixture results plus one file claiming 5e7 output tokens/s on
 one H200 for Llama 3.1 8B FP8: with 4.8 TB/s and ~8 GB of weights the bound is a few thousand tokens/s
-per sequence step (site_gen/bound.py), so 5e7 is far above 100 %. The fixture's own best per GPU is H200,
+per sequence step (site_gen/data/bound.py), so 5e7 is far above 100 %. The fixture's own best per GPU is H200,
 Llama 3.1 8B FP8, TP 1, 128/128: 28,000 tokens/s (tests/site/conftest.py; 50,000 at TP 2 is 25,000/GPU).
 """
 
@@ -12,9 +12,10 @@ from __future__ import annotations
 import pytest
 
 from bench.contract.resultfile import write_file
-from site_gen import compare, markers, queries
-from site_gen.charts import ChartContext, precision_uplift, tp_throughput
-from site_gen.load import ingest
+from site_gen.charts.specs import ChartContext, precision_uplift, tp_throughput
+from site_gen.data import queries
+from site_gen.data.load import ingest
+from site_gen.pages import compare, markers
 from tests.site.conftest import result, run, write_fixture_results
 
 IMPOSSIBLE = 5e7

@@ -15,9 +15,9 @@ import duckdb
 import pytest
 
 from bench.contract import registry
-from site_gen import markers
-from site_gen.charts import gpu_colours
-from site_gen.dimensions import release_label
+from site_gen.charts.specs import gpu_colours
+from site_gen.data.dimensions import release_label
+from site_gen.pages import markers
 from tests.site.conftest import Watched
 
 
@@ -48,7 +48,7 @@ def data_table(page, nth: int = 0) -> list[dict[str, str]]:
 def test_a_chart_title_names_the_model_precision_workload_and_source_it_shows(
     real_site: Path, real_url: str, watched: Watched
 ) -> None:
-    # The generational view opens on Llama 3.1 8B FP16 128/128 (site_gen.views: its default slice).
+    # The generational view opens on Llama 3.1 8B FP16 128/128 (site_gen.charts.views: its default slice).
     page = watched.open(f"{real_url}/generated/views/generational-uplift.html")
     sources = query(
         real_site,

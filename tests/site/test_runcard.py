@@ -53,8 +53,8 @@ def test_a_table_row_opens_its_run_card_with_the_result_files_figures(
     # the commands the source page gives, one per line, the markup in one of them shown as text
     commands = page.locator(".lb-card-fields dt:text-is('Commands the source page gives') + dd")
     assert commands.inner_text().split("\n") == [FIXTURE_COMMANDS[0], f"{FIXTURE_COMMANDS[1]} {XSS}"]
-    # "cite this" (site_gen.cite): stored once per file as templates, shown with this run's id put in; the
-    # permalink leads back to this very card
+    # "cite this" (site_gen.data.cite): stored once per file as templates, shown with this run's id put in;
+    # the permalink leads back to this very card
     cite = page.locator(".lb-card-fields dt:text-is('Plain text') + dd").inner_text()
     template = "Fixture Lab (2026-01-15). fixture Fixture Lab. llmbench run "
     assert cite.startswith(template + run_id + ": ") and "{run_id}" not in cite

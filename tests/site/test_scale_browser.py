@@ -1,6 +1,6 @@
 """The explorer at 100,000 runs (issue 29) in real headless Chromium, served by a plain static server
 (python's http.server: no Range requests, no gzip): the first chart draws from the summary (the best run
-of each GPU x model x precision x workload, ``site_gen.dataset.best_per_cell``) before any request for
+of each GPU x model x precision x workload, ``site_gen.data.dataset.best_per_cell``) before any request for
 every run, a filter change loads every run and applies, a run card opens from the table, no console
 error, and no file of the site is over 20 MB.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from site_gen.charts import MAX_POINTS
+from site_gen.charts.specs import MAX_POINTS
 from tests.perf.bench_scale import fast_results
 from tests.site.conftest import ROOT, Watched, serve
 

@@ -4,7 +4,7 @@ language's pages only.
 Read on the built search indexes: Material scores a title match 1000 times a text match and multiplies a
 page's score by its front matter's ``search.boost``. "H100 vs H200" names the compare page (its title holds
 all three words, and it is boosted); "MLPerf" names the MLPerf results page (boosted above the guide's
-MLPerf chapter). Each language has its own index (site_gen/search_index.py): English's holds no /ko/
+MLPerf chapter). Each language has its own index (site_gen/site/search_index.py): English's holds no /ko/
 location, Korean's only /ko/ ones, untranslated pages included (mkdocs-static-i18n's merged index dropped
 those from Korean and listed them in English). Then in Chromium, as a reader: typing into Material's search
 box on an English and a Korean page, on the site of the committed results."""
@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from site_gen import search_index
+from site_gen.site import search_index
 from tests.site.conftest import Watched
 
 

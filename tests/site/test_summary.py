@@ -9,8 +9,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from site_gen import dataset, queries
-from site_gen.load import ingest
+from site_gen.data import dataset, queries
+from site_gen.data.load import ingest
 from tests.site.conftest import ROOT
 
 # DuckDB's answer: per cell the run of the highest figure (ties: the smallest run id), and the cell's runs.

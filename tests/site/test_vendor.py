@@ -21,7 +21,7 @@ def _versions() -> dict[str, tuple[str, str, str]]:
 def test_build_time_compiler_matches_altair_and_the_vendored_vega() -> None:
     import vl_convert
 
-    from site_gen.vega_compile import VEGA_LITE, compile_spec
+    from site_gen.charts.vega_compile import VEGA_LITE, compile_spec
 
     assert VEGA_LITE in vl_convert.get_vegalite_versions()
     assert VEGA_LITE.split(".")[0] == re.match(r"v(\d+)", alt.SCHEMA_VERSION).group(1)

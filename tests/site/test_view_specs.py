@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from site_gen import charts, engine_views, i18n, latency_views
-from site_gen.charts import DATA_NAME, ChartContext
-from site_gen.markers import localize
-from site_gen.vega_compile import compile_spec
+from site_gen import i18n
+from site_gen.charts import engine_views, latency_views
+from site_gen.charts import specs as charts
+from site_gen.charts.specs import DATA_NAME, ChartContext
+from site_gen.charts.vega_compile import compile_spec
+from site_gen.pages.markers import localize
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).parent / "js" / "vega_points.js"
@@ -94,7 +96,8 @@ def test_each_engine_bar_names_the_precision_of_its_figure() -> None:
 def test_every_view_page_says_what_it_holds_fixed(lang: str) -> None:
     """A view that needs one model, precision or workload says so on its page, in the page's language,
     with the filter bar's names for them; the text comes from the view's own ``single``."""
-    from site_gen import pages, views
+    from site_gen.charts import views
+    from site_gen.pages import generated as pages
 
     cat = i18n.load(lang)
     fixed = [v for v in views.all_views().values() if v.single and v.filters]

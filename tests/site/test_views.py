@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from site_gen import charts, views
-from site_gen.charts import ChartContext
+from site_gen.charts import specs as charts
+from site_gen.charts import views
+from site_gen.charts.specs import ChartContext
 
 CTX = ChartContext(gpus=("V100 SXM2 32GB", "H200 SXM 141GB"), columns=frozenset({"pct_of_bound"}))
 

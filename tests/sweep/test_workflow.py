@@ -208,8 +208,8 @@ def _explorer_runs(site: Path) -> list[dict[str, Any]]:
 
 
 def test_exported_runs_show_in_the_built_explorer(tmp_path: Path, checkpoint: Path) -> None:
-    from site_gen.build import render_site
-    from site_gen.load import ingest
+    from site_gen.data.load import ingest
+    from site_gen.site.build import render_site
 
     path, db = sweep_file(tmp_path, checkpoint, parallelism={"tp": [1, 2]}), tmp_path / "r.duckdb"
     results, site_db = tmp_path / "res", tmp_path / "llmbench.duckdb"

@@ -15,7 +15,7 @@ export const COUNT = new Intl.NumberFormat(LOCALE);
 export const COST = new Intl.NumberFormat(LOCALE, { minimumSignificantDigits: 3, maximumSignificantDigits: 4 });
 export const USD = new Intl.NumberFormat(LOCALE, { style: "currency", currency: "USD" });
 
-/** site_gen.latency_views.cost_per_million_tokens: price × GPUs / (output tokens/s × 3600 s/h) × 10^6. */
+/** site_gen.charts.latency_views.cost_per_million_tokens: price × GPUs / (output tokens/s × 3600 s/h) × 10^6. */
 export function costPerMillion(price, gpus, outputTps) {
   return ((price * gpus) / (outputTps * 3600)) * 1e6;
 }

@@ -60,7 +60,7 @@ export const UI = {
   langBack: say("langBack"),
   chartMenu: say("chartMenu"),
   chartImage: (label) => say("chartImage", { label }),
-  // a chart's title: what the drawn runs have one value of (site_gen.charts.TITLE)
+  // a chart's title: what the drawn runs have one value of (site_gen.charts.specs.TITLE)
   titleParts: { workload: (w) => say("titleWorkload", { w }), publisher: (p) => say("titlePublisher", { p }) },
   titleJoin: say("titleJoin"),
   dataTable: say("dataTable"),

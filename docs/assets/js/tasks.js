@@ -4,9 +4,9 @@
 
 // Paths are relative to assets/ (this module's folder's parent), so they work from any page and sub-path.
 const ASSETS = new URL("..", import.meta.url);
-// Vega only: the specs are compiled from Vega-Lite at build time (site_gen/vega_compile.py).
+// Vega only: the specs are compiled from Vega-Lite at build time (site_gen/charts/vega_compile.py).
 export const VEGA = ["vendor/vega.min.js", "vendor/vega-embed.min.js"];
-export const PLANNER = ["js/planner-data.js"]; // the planner's registry data (site_gen.memory)
+export const PLANNER = ["js/planner-data.js"]; // the planner's registry data (site_gen.data.memory)
 const scripts = {}; // absolute URL -> Promise of its loaded <script>
 
 /** End the current task so the browser can paint and answer input before the next piece of work (a page

@@ -28,7 +28,7 @@ export function themeConfig() {
       "guide-title": { font },
       "group-title": { font, fill: fg },
       "group-subtitle": { font },
-      // text marks without a colour of their own (site_gen.vega_compile._theme_text)
+      // text marks without a colour of their own (site_gen.charts.vega_compile._theme_text)
       text: { font, fill: fg },
       "lb-note": { fill: muted, fontStyle: "italic" },
     },

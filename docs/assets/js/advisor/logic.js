@@ -1,8 +1,8 @@
 // advisor/logic.js: the advisor's arithmetic, with no DOM: the best operating point of a curve under the
 // reader's limits (linear between measured concurrencies, never past them), instances needed, $/hour and
 // $ per 1M output tokens, the ranking, the nearest miss, and the per-interactivity frontier table.
-// In: curves as the build writes them (site_gen/advisor.py). Out: plain objects. Side effects: none.
-// The Python twin is site_gen/advisor.py; tests/site/test_advisor.py runs both on the same cases.
+// In: curves as the build writes them (site_gen/pages/advisor.py). Out: plain objects. Side effects: none.
+// The Python twin is site_gen/pages/advisor.py; tests/site/test_advisor.py runs both on the same cases.
 
 export const EPS = 1e-9; // a limit equal to a measured figure is met
 export const ESTIMATE_KINDS = ["modelled", "estimated"];

@@ -1,8 +1,8 @@
 // calc/compare.js: compare mode's arithmetic, pure: the runs a comparison may use, the best-run pairs of
 // the configurations both sides have, B ÷ A ("how many times faster is B than A") and its summary (median,
 // range, count, geometric mean), the parts of a pair's label and which of them every pair shares. The
-// rule's data (match columns, metric, excluded kinds, bound) comes from site_gen/compare.py
-// (data-lb-config); its Python twins are site_gen.compare.matched, ratios and summary, tested on the same
+// rule's data (match columns, metric, excluded kinds, bound) comes from site_gen/pages/compare.py
+// (data-lb-config); its Python twins are site_gen.pages.compare.matched, ratios and summary, tested on the same
 // cases under node (tests/site/test_js_pure.py, tests/site/test_compare_summary.py).
 // In: row objects, the config. Out: rows, pairs {a, b, key}, numbers, label parts. Side effects: none.
 

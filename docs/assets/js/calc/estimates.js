@@ -1,10 +1,10 @@
 // calc/estimates.js: AIConfigurator estimates among the runs (issue 28), pure. Which rows are estimates,
 // which are held back until the reader asks for low-confidence ones, the filter counts without them, and
-// the words of an estimate's badge. In: rows (source_kind, est_* columns of site_gen.queries.site_estimates),
+// the words of an estimate's badge. In: rows (source_kind, est_* columns of site_gen.data.queries.site_estimates),
 // the crossfilter's results. Out: plain values. Side effects: none. Tested under node
 // (tests/site/test_estimates_site.py) and in the browser.
 
-export const ESTIMATE_KIND = "modelled"; // source_kind of an estimate (site_gen.estimates.KIND)
+export const ESTIMATE_KIND = "modelled"; // source_kind of an estimate (site_gen.data.estimates.KIND)
 export const LOW_KEY = "est_low"; // the URL's parameter: ?est_low=1 draws the low-confidence estimates too
 
 export const isEstimate = (r) => r.source_kind === ESTIMATE_KIND;
@@ -38,7 +38,7 @@ export function withoutHeld(all, held, allValues, heldValues) {
 
 /** The badge's text for an estimate row, from the catalogue's sentences ``words``: {badge(version, n),
  * badgeLow(version, n), badgeNone(version)}; null for a measured or published run. ``est_pct`` is the
- * band's N, computed at build time (site_gen.estimates.band_percent); null where there is no band. */
+ * band's N, computed at build time (site_gen.data.estimates.band_percent); null where there is no band. */
 export function badgeText(r, words) {
   if (!isEstimate(r)) return null;
   const version = r.est_version || "?";

@@ -1,9 +1,9 @@
 // calc/mlperf.js: MLCommons' comparability rules for the MLPerf(R) Inference page, pure: a result's derived
 // figures, its round group and comparable key, and the best result per key (never across divisions,
 // benchmarks, scenarios or incompatible rounds). In: the page's rows and its compatibility table
-// (data-compat, site_gen/mlperf_pages.py). Out: rows, keys. Side effects: none.
+// (data-compat, site_gen/pages/mlperf_pages.py). Out: rows, keys. Side effects: none.
 
-const LOG_TAIL = "/performance/run_1/mlperf_log_summary.txt"; // site_gen.mlperf_pages.LOG_TAIL
+const LOG_TAIL = "/performance/run_1/mlperf_log_summary.txt"; // site_gen.pages.mlperf_pages.LOG_TAIL
 
 /** A row copied with the figures derived here (the decoded rows are shared with the loader's cache). */
 export function withFigures(row) {
@@ -11,7 +11,7 @@ export function withFigures(row) {
   r.value = Number(r.value_text);
   r.tps = r.metric === "tokens_per_s" ? r.value : null; // never rank samples/s or latency as tokens/s
   r.per_acc = r.tps === null ? null : r.tps / r.total_accelerators;
-  // site_gen.mlperf_pages._log_parts: null = system_id/benchmark/scenario; "=" + URL = the URL as is
+  // site_gen.pages.mlperf_pages._log_parts: null = system_id/benchmark/scenario; "=" + URL = the URL as is
   const path = r.log_path === null ? `${r.system_id}/${r.benchmark}/${r.scenario}` : r.log_path;
   r.log_url = path.startsWith("=") ? path.slice(1) : r.log_head + path + LOG_TAIL;
   return r;

@@ -1,7 +1,7 @@
 // calc/planner-memory.js: the memory planner's arithmetic, pure: per-GPU memory of serving a model
 // (weights, KV cache, activations, overhead) and the smallest layout that fits. It mirrors
-// site_gen/memory.py line for line (tests/guide/test_planner_js.py runs both on the same cases under node).
-// In: a model's architecture, the inputs and the constants of window.LLMBENCH_PLANNER (site_gen.memory.
+// site_gen/data/memory.py line for line (tests/guide/test_planner_js.py runs both on the same cases under node).
+// In: a model's architecture, the inputs and the constants of window.LLMBENCH_PLANNER (site_gen.data.memory.
 // planner_script(), from the registries: no figure of its own). Out: numbers and tables. Side effects: none.
 
 function kvElementsPerLayer(arch) {

@@ -1,5 +1,5 @@
 // data/cards.js: which card partition holds a run: FNV-1a (32 bit) of the run id's UTF-8 bytes, modulo the
-// number of partitions, as site_gen.dataset.card_part writes them (tests/site/test_cards.py runs both).
+// number of partitions, as site_gen.data.dataset.card_part writes them (tests/site/test_cards.py runs both).
 // In: a run id, the partition count. Out: the partition's index. Side effects: none.
 
 const UTF8 = new TextEncoder();

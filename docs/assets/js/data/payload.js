@@ -1,5 +1,5 @@
 // data/payload.js: the engine behind data/source.js today: the build's columnar payload, a classic
-// <script> that assigns window.LLMBENCH_DATA[key] (site_gen/dataset.py: {n, columns: {name: values |
+// <script> that assigns window.LLMBENCH_DATA[key] (site_gen/data/dataset.py: {n, columns: {name: values |
 // {dict, codes}}}, in one or several parts), decoded into row objects once per session.
 // In: the script's URL and key. Out: Promise of row objects. Side effects: a <script> in <head>.
 
@@ -15,7 +15,7 @@ export function injectScript(src, key, store) {
 const store = () => window.LLMBENCH_DATA || {};
 
 /** Every row of the payload ``key`` (from ``src``), decoded once per session, in tasks of their own.
- * A set written in parts (site_gen.dataset.frame_files: space-separated paths and keys) is every part's
+ * A set written in parts (site_gen.data.dataset.frame_files: space-separated paths and keys) is every part's
  * rows in order, the parts fetched in parallel. */
 export function loadRows(src, key) {
   const keys = key.split(" "), srcs = src.split(" ");
@@ -46,7 +46,7 @@ export async function decode(payload, offset = 0) {
     if (i % DECODE_CHUNK === 0) await yieldToMain();
     const row = {};
     for (let j = 0; j < names.length; j++) row[names[j]] = getters[j](i);
-    // lb_jitter (site_gen.charts.JITTER): a stable sideways offset in [0, 1) for one-point-per-run
+    // lb_jitter (site_gen.charts.specs.JITTER): a stable sideways offset in [0, 1) for one-point-per-run
     // charts, spread evenly (golden-ratio sequence); computed once here, not by Vega on every insert.
     row.lb_jitter = ((offset + i) * 0.6180339887498949) % 1; // offset: the rows of the parts before
     rows[i] = row;

@@ -15,7 +15,7 @@ import { cardPart } from "./cards.js";
 export { fixedMatcher, valueCodes };
 
 /** The Source of one placeholder's data set; ``summary`` ({src, key}, data-lb-summary): the explorer's
- * first view at scale, the best run of each cell (site_gen.dataset.best_per_cell), loaded on its own. */
+ * first view at scale, the best run of each cell (site_gen.data.dataset.best_per_cell), loaded on its own. */
 export function openSource(src, key, summary = null) {
   const rows = () => loadRows(src, key);
   return {
@@ -26,7 +26,7 @@ export function openSource(src, key, summary = null) {
   };
 }
 
-/** The run cards, in partitions (data-lb-cards: {src: [...], key: [...]}, site_gen.dataset.card_part):
+/** The run cards, in partitions (data-lb-cards: {src: [...], key: [...]}, site_gen.data.dataset.card_part):
  * run(id) loads only the partition that holds the id (a classic <script>, as the page data). */
 export function openCards(parts) {
   return {

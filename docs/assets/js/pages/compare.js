@@ -4,7 +4,7 @@
 // (?kind=* or kind=modelled, as in the explorer) each configuration's estimated pair stands beside its
 // measured one, marked, never in the measured figures; as in the explorer, estimates not validated are held
 // back unless ?est_low=1 (calc/estimates.js isHeldBack, the explorer's rule).
-// In: the placeholder (data-lb-config from site_gen/compare.py), the page's charts. Out: {ready, destroy}.
+// In: the placeholder (data-lb-config from site_gen/pages/compare.py), the page's charts. Out: {ready, destroy}.
 // Side effects: the placeholder's elements; the URL (replaced, through state/url.js).
 
 import { cardHref, el, json } from "../dom.js";
@@ -56,7 +56,7 @@ export function mountCompare(root, charts) {
 
   function readUrl(search) {
     const q = new URLSearchParams(search);
-    // no pair asked for: the most-compared pair of the data (site_gen.compare.most_compared)
+    // no pair asked for: the most-compared pair of the data (site_gen.pages.compare.most_compared)
     const def = !q.get("a") && !q.get("b") && (!q.get("by") || q.get("by") === cfg.default?.by) ? cfg.default : null;
     const by = cfg.by.find((d) => d.key === (q.get("by") || def?.by)) || cfg.by[0];
     const free = (cfg.free || []).includes(q.get("free")) ? q.get("free") : "";

@@ -1,5 +1,5 @@
 // pages/frontier.js: the Pareto view's per-interactivity tables (issue 27), driven by the page's filter
-// scope: the rows its chart draws, grouped into the chart's series (site_gen.latency_views.SERIES) with the
+// scope: the rows its chart draws, grouped into the chart's series (site_gen.charts.latency_views.SERIES) with the
 // chart's rule for a point (both figures above 0), drawn by advisor/frontier.js after every filter change.
 // In: the placeholder (.lb-frontier: data-words, data-buckets) and its scope's controller (rows()).
 // Out: {ready, destroy}. Side effects: the placeholder's content; the baseline in the address (?base=).
@@ -9,7 +9,7 @@ import { say } from "../advisor/html.js";
 import * as url from "../state/url.js";
 import { yieldToMain } from "../tasks.js";
 
-// The chart's series (site_gen.latency_views.SERIES), joined as its Vega expression joins them.
+// The chart's series (site_gen.charts.latency_views.SERIES), joined as its Vega expression joins them.
 export const SERIES = ["gpu", "engine", "precision", "workload"];
 export const BASE_KEY = "base";
 

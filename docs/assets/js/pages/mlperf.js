@@ -1,4 +1,4 @@
-// pages/mlperf.js: the MLPerf(R) Inference page (site_gen/mlperf_pages.py writes its shell and its one data
+// pages/mlperf.js: the MLPerf(R) Inference page (site_gen/pages/mlperf_pages.py writes its shell and its one data
 // file): for the rows the filter bar keeps, a bar chart and a table of the best result per accelerator,
 // the results across rounds for one system type, and every result. MLCommons' rules, as the page keeps them:
 // every figure drawn names its result ID, submitter, system and round; "best" is taken within one

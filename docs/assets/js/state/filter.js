@@ -3,7 +3,7 @@
 // In: the dimensions and limits of data-lb-dims / data-lb-limits, query strings. Out: states, query strings.
 // Side effects: none. Tested under node (tests/site/test_js_pure.py).
 
-/** ``keys``: the filter dimensions and the latency limits (site_gen.dimensions.LIMITS: {key, bound}),
+/** ``keys``: the filter dimensions and the latency limits (site_gen.data.dimensions.LIMITS: {key, bound}),
  * whose one value must be a number >= 0 (anything else in the URL is ignored). A query naming no key
  * gives the defaults; "*" is "all" (a dimension whose default is not all, cleared by the reader). */
 export function stateFromQuery(keys, search, defaults) {

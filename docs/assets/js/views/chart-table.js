@@ -10,7 +10,7 @@ import { badgeText } from "../calc/estimates.js";
 const DATA_TABLE_MAX = 1000; // rows of a chart's data table (one-point-per-run charts can have thousands)
 
 // The fields a reader sees in the chart's tooltip, else those of its position, colour and text channels:
-// taken from the Vega-Lite encodings at build time (site_gen.vega_compile.table_fields).
+// taken from the Vega-Lite encodings at build time (site_gen.charts.vega_compile.table_fields).
 function tableFields(spec) {
   return ((spec.usermeta || {}).llmbench || {}).fields || [];
 }

@@ -26,7 +26,7 @@ export function chartTitle(rows) {
 let titleMeasure = null;
 function titleLines(parts, width) {
   if (!titleMeasure) titleMeasure = document.createElement("canvas").getContext("2d");
-  titleMeasure.font = `bold 12px ${FONT}`; // the title's size in site_gen.charts.to_spec
+  titleMeasure.font = `bold 12px ${FONT}`; // the title's size in site_gen.charts.specs.to_spec
   const lines = [];
   let line = "";
   for (const part of parts) {

@@ -76,7 +76,7 @@ export async function renderChart(chart, ctx) {
 
 // A width change (window resized, phone turned) is laid out by Vega in two passes: the container's width
 // (Vega-Lite's window:resize handler), then the plot's width once the axes took their room. What the
-// second pass re-flows (the legend's columns follow the width, site_gen.charts.gpu_color; the title's
+// second pass re-flows (the legend's columns follow the width, site_gen.charts.specs.gpu_color; the title's
 // lines, setTitle) is not measured again until the view's next run (Vega resets its autosize flag
 // before that pass), so the canvas kept the first pass's height and cut the last legend rows (13-36 px
 // shorter, issue 26). One more run after the change measures the final layout; a title that takes other
@@ -147,7 +147,7 @@ function lazyTooltip(chart) {
 }
 
 // The run behind a mark: the run itself (one mark per run), or the best run of an aggregate (a field
-// best_run from Vega-Lite's argmax, see site_gen.charts).
+// best_run from Vega-Lite's argmax, see site_gen.charts.specs).
 function runOf(datum) {
   if (!datum) return null;
   if (datum.run_id) return datum.run_id;

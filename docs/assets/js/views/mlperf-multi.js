@@ -1,5 +1,5 @@
 // views/mlperf-multi.js: a filter of the MLPerf page that takes several values (the accelerator: H200 SXM and
-// H200 NVL together, issue 26): the check boxes site_gen/mlperf_pages.py (_multi) writes in a <details>
+// H200 NVL together, issue 26): the check boxes site_gen/pages/mlperf_pages.py (_multi) writes in a <details>
 // drop-down; nothing ticked means every value. In: the [data-mlperf-multi] box, a callback for the reader's
 // changes. Out: {name, values(), set(values)}. Side effects: the boxes' state, the summary's text and title,
 // the drop-down closed on Escape or a click outside (listeners removed by destroy()).

@@ -62,7 +62,7 @@ export function showCard(node, id, run, pageUrl) {
       const dd = el("dd");
       const link = key === "file" ? fileUrl : key === "source_url" || key === "site_url" ? webUrl(v) : null;
       if (key === "command" || key === "extra_options" || CITE.has(key)) {
-        // "cite this" is stored once per file with "{run_id}" where the run's id goes (site_gen.cite)
+        // "cite this" is stored once per file with "{run_id}" where the run's id goes (site_gen.data.cite)
         const text = CITE.has(key) ? String(v).split("{run_id}").join(run.run_id) : String(v);
         const pre = el("pre");
         pre.append(el("code", {}, text));

@@ -2,8 +2,8 @@
 
 Every committed estimate is a configuration AIConfigurator found to fit: its search dropped the points it
 reported out of memory or beyond the KV cache, so the batch size and context tokens the estimate records
-(``max_batch_size``, ``max_num_tokens``) fit by its memory model. The planner (``site_gen.memory.plan``, the
-same formulas as ``docs/assets/js/planner.js``) is asked about the same layout: that batch of sequences
+(``max_batch_size``, ``max_num_tokens``) fit by its memory model. The planner (``site_gen.data.memory.plan``,
+the same formulas as ``docs/assets/js/planner.js``) is asked about the same layout: that batch of sequences
 of ISL + OSL tokens, the context tokens as ``max_num_tokens``, TP x PP, with an FP8 KV cache for FP8 and FP4
 runs (the estimate's ``kvcache_quant_mode``) and 16 bit otherwise. Where the planner's total per GPU
 exceeds the GPU's memory, the two disagree; the "How good are the estimates?" page lists those cases.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from site_gen import memory
+from site_gen.data import memory
 
 PLANNER_KV = {"FP8": "FP8", "FP4": "FP8"}  # the estimates' FP8 KV cache; 16-bit precisions keep BF16
 
@@ -115,7 +115,7 @@ def estimate_rows(db: Any) -> list[dict[str, Any]]:
 # computes the same configurations and the two are put side by side, part by part. Nothing here imports
 # aiconfigurator: the site reads the committed table only.
 
-MEMORY_TABLE = Path(__file__).resolve().parent.parent / "bench" / "data" / "estimate_memory.csv"
+MEMORY_TABLE = Path(__file__).resolve().parents[2] / "bench" / "data" / "estimate_memory.csv"
 THRESHOLD = 0.03  # a total that differs by more than 3 % is listed with the parts behind it
 # A part is named as a reason when it differs by more than this share of the planner's total: small
 # enough that the parts named add up to most of a 3 % difference, large enough to skip rounding.

@@ -2,7 +2,7 @@
 
 MLCommons forbids showing an MLPerf result beside a non-MLPerf figure. Keeping these rows out of ``runs``
 keeps every page, view, headline, "best" and compare built on ``runs`` free of them by construction; only
-the MLPerf pages (``site_gen.mlperf_pages``) read this table.
+the MLPerf pages (``site_gen.pages.mlperf_pages``) read this table.
 """
 
 from __future__ import annotations

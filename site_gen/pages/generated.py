@@ -1,6 +1,6 @@
 """The generated pages, in order: (path under generated/, render function -> Markdown), added by the hooks.
 
-Pages are Markdown with chart markers (``site_gen.markers``); the MkDocs hook turns the markers into
+Pages are Markdown with chart markers (``site_gen.pages.markers``); the MkDocs hook turns the markers into
 charts, so a generated page and a hand-written one work the same way. Every string that comes from the
 data (GPU and model names) is escaped for Markdown and HTML here, and quoted for markers.
 """
@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from site_gen import compare, i18n, neighbours, views
+from site_gen import i18n
+from site_gen.charts import views
+from site_gen.pages import compare, neighbours
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -135,7 +137,7 @@ def _card(best: neighbours.Best, label: str) -> str:
 
 
 def _neighbours_table(name: str, rows: list[neighbours.Row], cat: Catalogue) -> list[str]:
-    """The GPU's best figures beside its neighbours' (site_gen.neighbours): what the page opens on."""
+    """The GPU's best figures beside its neighbours' (site_gen.pages.neighbours): what the page opens on."""
     lines = [f"## {text(cat.t('pages.gpu_best_title'))}", ""]
     if not rows:
         return [*lines, text(cat.t("pages.gpu_best_none")), ""]

@@ -312,7 +312,7 @@ def write_planner_script(root: Path) -> bool:
     """Rewrite ``root/PLANNER_DATA`` from the registries if it changed; True when it was rewritten.
 
     The file is committed (the planner then works from ``mkdocs serve`` on a fresh clone) and checked
-    against the registries by tests/guide/test_planner_js.py; ``python -m site_gen.memory`` refreshes it.
+    against the registries by tests/guide/test_planner_js.py; ``python -m site_gen.data.memory`` refreshes it.
     """
     path = root / PLANNER_DATA
     text = planner_script()
@@ -326,5 +326,5 @@ def write_planner_script(root: Path) -> bool:
 
 
 if __name__ == "__main__":
-    changed = write_planner_script(Path(__file__).resolve().parent.parent)
+    changed = write_planner_script(Path(__file__).resolve().parents[2])  # the repository root
     print(f"{PLANNER_DATA}: {'rewritten' if changed else 'up to date'}")

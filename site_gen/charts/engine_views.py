@@ -1,7 +1,7 @@
 """Views that compare inference engines: TensorRT-LLM against the PyTorch-native transformers baseline.
 
-Registered in ``site_gen.views`` (listed in its EXTRA_VIEW_MODULES). ``trtllm-vs-transformers`` draws, per
-workload, the best output tokens/s of each engine on the selected runs, and above each pair the ratio
+Registered in ``site_gen.charts.views`` (listed in its EXTRA_VIEW_MODULES). ``trtllm-vs-transformers`` draws,
+per workload, the best output tokens/s of each engine on the selected runs, and above each pair the ratio
 TensorRT-LLM / transformers, so "how much faster" is read off the chart rather than computed by the reader.
 Pages choose the runs with marker filters (GPU, model, TP, precision, source).
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import altair as alt
 
-from site_gen.charts import DATA_NAME, WITHIN_BOUND, ChartContext, fitted_axis
-from site_gen.views import COMMON, register, widest
+from site_gen.charts.specs import DATA_NAME, WITHIN_BOUND, ChartContext, fitted_axis
+from site_gen.charts.views import COMMON, register, widest
 
 TRT, HF = "tensorrt-llm", "transformers"
 # One definition of "how much faster": at matched precision. The view opens on the 16-bit runs (the
@@ -90,7 +90,8 @@ def engine_bars(ctx: ChartContext) -> alt.LayerChart:
             ],
         )
     )
-    # data on the top level only: every view reads the page's one named dataset (site_gen.views contract)
+    # data on the top level only: every view reads the page's one named dataset (site_gen.charts.views
+    # contract)
     return alt.layer(bars, ratio, data=alt.NamedData(DATA_NAME)).properties(
         width="container", height=ctx.height
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from site_gen import compare
+from site_gen.pages import compare
 
 if TYPE_CHECKING:
     import pandas as pd

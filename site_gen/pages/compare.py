@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from site_gen.queries import MAX_PCT_OF_BOUND, within_bound
+from site_gen.data.queries import MAX_PCT_OF_BOUND, within_bound
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -214,7 +214,7 @@ def pd_factorize_sorted(series: pd.Series) -> tuple[Any, list[Any]]:
 
 
 def _column(key: str) -> str:
-    from site_gen.dimensions import get
+    from site_gen.data.dimensions import get
 
     return get(key).column
 

@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 import altair as alt
 
 from bench.contract.estimate_bands import bands, gpus_class, read_table, summary
-from site_gen.dimensions import Dimension, release_label
-from site_gen.dimensions import get as dimension
+from site_gen.data.dimensions import Dimension, release_label
+from site_gen.data.dimensions import get as dimension
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from site_gen.charts import ChartContext
+    from site_gen.charts.specs import ChartContext
 
 Row = dict[str, str]
 
@@ -171,8 +171,8 @@ def pairs_frame(rows: list[Row], gpu_order: list[str]) -> pd.DataFrame:
     two figures and the signed error."""
     import pandas as pd
 
-    from site_gen.load import version_key
-    from site_gen.queries import PRECISION_ORDER
+    from site_gen.data.load import version_key
+    from site_gen.data.queries import PRECISION_ORDER
 
     gpus = {g: i + 1 for i, g in enumerate(gpu_order)}
     precisions = {p: i + 1 for i, p in enumerate(PRECISION_ORDER)}
@@ -198,7 +198,7 @@ def pairs_frame(rows: list[Row], gpu_order: list[str]) -> pd.DataFrame:
 
 def scatter(ctx: ChartContext) -> alt.LayerChart:
     """Estimate against published (log-log), coloured by GPU, with y = x and the +-25 % lines."""
-    from site_gen import charts
+    from site_gen.charts import specs as charts
 
     lo, hi = 1, 200_000
     lines = alt.Data(

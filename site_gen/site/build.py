@@ -1,12 +1,12 @@
 """results/ -> DuckDB -> site/: ``llmbench site build``, a thin wrapper over ``mkdocs build``.
 
-The one generation path is the MkDocs hooks (``site_gen/mkdocs_hooks.py``): they ingest results/ when the
+The one generation path is the MkDocs hooks (``site_gen/site/mkdocs_hooks.py``): they ingest results/ when the
 database is missing or stale, generate the view, GPU and model pages in memory and expand the chart
 markers, so plain ``mkdocs build`` and ``mkdocs serve`` make the same site. What this module adds is
 what a deployable build needs and MkDocs does not do:
 
 - **its own data**: ``build_site`` ingests under the database's lock and renders from a snapshot of what
-  it wrote (``site_gen.load``): an ingest of other results into the same database meanwhile changes
+  it wrote (``site_gen.data.load``): an ingest of other results into the same database meanwhile changes
   nothing in this site;
 
 - **atomic**: MkDocs empties its output folder first, so a killed or failed build would leave it empty or
@@ -144,7 +144,7 @@ def _tmp_name(site_dir: Path, kind: str) -> Path:
 @contextmanager
 def site_lock(site_dir: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     """Hold ``.<site>.lock`` (an exclusive ``flock``, released by the kernel if this process dies)."""
-    from site_gen.load import flock_wait
+    from site_gen.data.load import flock_wait
 
     path = site_dir.with_name(f".{site_dir.name}.lock")
     with open(path, "a+") as f:
@@ -235,11 +235,11 @@ def build_site(
     site from the database this ingest wrote; time each step.
 
     The pages are generated from a snapshot of the new database taken under the database's lock
-    (``site_gen.load.snapshot``), not from ``db``: an ingest of other results into the same file while
+    (``site_gen.data.load.snapshot``), not from ``db``: an ingest of other results into the same file while
     MkDocs runs (it re-reads the database for every language and run card) would otherwise publish that
     other database's runs, or a mix. The snapshot is removed afterwards.
     """
-    from site_gen.load import ingest, snapshot_path
+    from site_gen.data.load import ingest, snapshot_path
 
     destinations.check_site_target(site_dir, [config_file, Path(config_file).parent / "docs", db, results])
     report = BuildReport()

@@ -2,7 +2,7 @@
 
 mkdocs-static-i18n builds the site once per language and then writes Material's ``search/search_index.json``
 with the entries of every language in one file (745 KB+, which every page of either language downloaded).
-This hook file (``hooks:`` in mkdocs.yml, after site_gen/mkdocs_hooks.py) splits that file after the
+This hook file (``hooks:`` in mkdocs.yml, after site_gen/site/mkdocs_hooks.py) splits that file after the
 plugin has written it: the default language's entries stay at ``search/search_index.json``, another
 language's go to ``<lang>/search/search_index.json`` with its location unchanged (``ko/guide/...``: Material
 resolves it against the site's root, its ``base``). ``site_gen/theme/main.html`` then points a page's

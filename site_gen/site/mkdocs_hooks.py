@@ -3,11 +3,12 @@
 Plain ``mkdocs build`` / ``mkdocs serve`` on a fresh clone and ``llmbench site build|serve`` all run these:
 
 - ``on_config``: ingest results/ into the DuckDB file when the file is missing or older than any result
-  file or registry (``site_gen.load.ingest``, all or nothing; a bad file stops the build with its
+  file or registry (``site_gen.data.load.ingest``, all or nothing; a bad file stops the build with its
   ``file:line: field: expected X, got Y`` lines), then load the runs once per build;
 - ``on_files``: add the generated view, GPU and model pages as in-memory MkDocs files under
   ``generated/`` (nothing is written into docs/; an old on-disk ``docs/generated/`` is ignored);
-- ``on_page_content``: expand the page's chart markers (``site_gen.markers``); a bad marker is a warning,
+- ``on_page_content``: expand the page's chart markers (``site_gen.pages.markers``); a bad marker is a
+warning,
   so ``mkdocs build --strict`` fails on it and names the page;
 - ``on_post_build``: write the collected data files into ``site/assets/data/`` (the MLPerf page's into
   ``site/assets/mlperf/``);
@@ -40,13 +41,13 @@ from typing import Any
 
 from mkdocs.plugins import event_priority
 
-from site_gen import load
+from site_gen.data import load
 
 log = logging.getLogger("mkdocs.plugins.llmbench")
 _site: Any = None
 _generated: list[Any] | None = None
 _loaded: tuple[Any, ...] | None = None  # (results, db, db mtime, any results) of _site's runs
-_mlperf: Any = None  # the MLPerf rows and data file (site_gen.mlperf_pages.Built), read once per build
+_mlperf: Any = None  # the MLPerf rows and data file (site_gen.pages.mlperf_pages.Built), read once per build
 
 GENERATED = "generated"
 SERVING = "LLMBENCH_SERVING"  # set by on_startup: "1" inside `mkdocs serve`
@@ -54,7 +55,7 @@ SERVE_PROBLEM = "LLMBENCH_SERVE_PROBLEM"  # the digest of the problem a serve re
 
 
 def _sources_folder() -> Path | None:
-    """The results folder a build from a database snapshot names for its published tables (site_gen.build
+    """The results folder a build from a database snapshot names for its published tables (site_gen.site.build
     sets it), so the MLPerf page counts what it leaves out of the CSV there too; None if unset."""
     folder = os.environ.get("LLMBENCH_SOURCES")
     return Path(folder) if folder else None
@@ -91,8 +92,8 @@ def refresh(results: Path, db: Path) -> bool:
 
     from bench.contract.resultfile import iter_result_files
     from bench.errors import ProblemsError, UserError
-    from site_gen.listing import is_stale
-    from site_gen.load import ingest
+    from site_gen.data.listing import is_stale
+    from site_gen.data.load import ingest
 
     if not is_stale(results, db):
         return True
@@ -191,9 +192,12 @@ def on_config(config: Any) -> Any:
     global _site, _generated, _loaded, _mlperf
     from mkdocs.exceptions import PluginError
 
-    from site_gen import i18n, mlperf_pages, pages, queries
-    from site_gen.charts import ChartContext
-    from site_gen.markers import Site
+    from site_gen import i18n
+    from site_gen.charts.specs import ChartContext
+    from site_gen.data import queries
+    from site_gen.pages import generated as pages
+    from site_gen.pages import mlperf_pages
+    from site_gen.pages.markers import Site
 
     results, db = sources(config)
     lang = language(config)
@@ -203,7 +207,7 @@ def on_config(config: Any) -> Any:
         # did to the database meanwhile (one build, one database)
         return _same_runs(config, lang)
     # With results/, the hooks own the database: check and ingest it, and take this build's snapshot, under
-    # its lock (site_gen.load), so that an ingest of other results into the same file cannot change the
+    # its lock (site_gen.data.load), so that an ingest of other results into the same file cannot change the
     # pages half-way. Without, the caller's database is used as it is (`site build`: its own snapshot).
     _check_db(db)
     with load.db_lock(db) if results is not None else contextlib.nullcontext():
@@ -270,7 +274,9 @@ def _other_language(config: Any) -> bool:
 def _same_runs(config: Any, lang: str) -> Any:
     """This build's pages in ``lang`` from the runs already loaded."""
     global _generated
-    from site_gen import i18n, pages, queries
+    from site_gen import i18n
+    from site_gen.data import queries
+    from site_gen.pages import generated as pages
 
     _site.lang = lang
     _generated = pages.pages(_site.runs, queries.gpu_info(_site.db), i18n.load(lang))
@@ -294,7 +300,8 @@ _snapshot_registered = False
 
 def _mlperf_page(config: Any) -> Any:
     """The MLPerf page in this build's language (its data file is shared at the site's root)."""
-    from site_gen import i18n, pages
+    from site_gen import i18n
+    from site_gen.pages import generated as pages
 
     path, md = _mlperf.page(i18n.load(language(config)), language_root(config))
     return pages.GeneratedPage(path, lambda: md)
@@ -374,7 +381,7 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
-    from site_gen.markers import MARKER, Page
+    from site_gen.pages.markers import MARKER, Page
 
     if _site is None or not MARKER.search(html):
         return html
@@ -386,8 +393,8 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
 
 
 def on_post_build(config: Any) -> None:
-    from site_gen import mlperf_pages
-    from site_gen.markers import DATA_DIR
+    from site_gen.pages import mlperf_pages
+    from site_gen.pages.markers import DATA_DIR
 
     if _site is None:
         return

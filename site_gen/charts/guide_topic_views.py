@@ -1,6 +1,7 @@
 """Chart views of the guide's topic pages: latency against throughput operating points.
 
-Registered in the site's view registry (``site_gen.views``, listed in its EXTRA_VIEW_MODULES), placed with
+Registered in the site's view registry (``site_gen.charts.views``, listed in its EXTRA_VIEW_MODULES), placed
+with
 a marker such as ``<!-- chart: operating-points model="DeepSeek R1" -->``. Marker-only (no filters), so it
 gets no page of its own under "Views": few runs carry both a per-user and a per-GPU figure.
 """
@@ -9,12 +10,12 @@ from __future__ import annotations
 
 import altair as alt
 
-from site_gen import charts
-from site_gen.charts import METRICS, ChartContext, gpu_color
-from site_gen.views import register
+from site_gen.charts import specs as charts
+from site_gen.charts.specs import METRICS, ChartContext, gpu_color
+from site_gen.charts.views import register
 
 # The run's layout as NVIDIA's tables name it: attention data parallelism + expert parallelism is "DEP".
-# attention_dp is shipped only when the database has it (site_gen.queries.OPTIONAL_COLUMNS); without it a
+# attention_dp is shipped only when the database has it (site_gen.data.queries.OPTIONAL_COLUMNS); without it a
 # run is labelled by TP and EP alone.
 LAYOUT = (
     "(datum.attention_dp ? 'DEP' + datum.tp : 'TP' + datum.tp"
@@ -67,7 +68,8 @@ def operating_points(ctx: ChartContext) -> alt.LayerChart:
         tooltip=tooltip,
     )
     labels = base.mark_text(align="left", dx=9, dy=-9, fontSize=11).encode(x=x, y=y, text="label:N")
-    # data on the top level only: every view reads the page's one named dataset (site_gen.views contract)
+    # data on the top level only: every view reads the page's one named dataset (site_gen.charts.views
+    # contract)
     return alt.layer(points, labels, data=alt.NamedData(charts.DATA_NAME)).properties(
         width="container", height=ctx.height
     )

@@ -23,7 +23,7 @@ from typing import Any
 
 import altair as alt
 
-from site_gen.queries import MAX_PCT_OF_BOUND, PRECISION_ORDER
+from site_gen.data.queries import MAX_PCT_OF_BOUND, PRECISION_ORDER
 
 # A run above its speed-of-light bound is flagged where shown, never a "best" (a missing bound: kept).
 WITHIN_BOUND = f"!(datum.pct_of_bound > {MAX_PCT_OF_BOUND})"

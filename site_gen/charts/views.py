@@ -1,6 +1,6 @@
 """The registry of chart views: a name -> the charts it draws and the filters it starts from.
 
-A view is what a writer places in any Markdown page with one line (see ``site_gen.markers``)::
+A view is what a writer places in any Markdown page with one line (see ``site_gen.pages.markers``)::
 
     <!-- chart: tp-scaling model="Llama 3.1 8B" precision=FP16 -->
 
@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 
 import altair as alt
 
-from site_gen import charts
-from site_gen.charts import ChartContext
-from site_gen.dimensions import Filters, mask
-from site_gen.dimensions import get as dimension
+from site_gen.charts import specs as charts
+from site_gen.charts.specs import ChartContext
+from site_gen.data.dimensions import Filters, mask
+from site_gen.data.dimensions import get as dimension
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,10 +30,10 @@ if TYPE_CHECKING:
 
 # Modules that register more views when imported (one line each); missing modules are skipped.
 EXTRA_VIEW_MODULES: tuple[str, ...] = (
-    "site_gen.guide_views",
-    "site_gen.engine_views",
-    "site_gen.guide_topic_views",
-    "site_gen.latency_views",
+    "site_gen.charts.guide_views",
+    "site_gen.charts.engine_views",
+    "site_gen.charts.guide_topic_views",
+    "site_gen.charts.latency_views",
 )
 
 
@@ -48,7 +48,7 @@ class View:
     # dimensions the view needs one value of (a model, a precision): a click there replaces the choice
     single: tuple[str, ...] = ()
     # HTML placed inside the view's filter scope after its charts (so the scope's filters drive it too),
-    # in the page's language: the Pareto view's per-interactivity tables (site_gen.latency_views)
+    # in the page's language: the Pareto view's per-interactivity tables (site_gen.charts.latency_views)
     after: Callable[[Catalogue], str] | None = None
 
 

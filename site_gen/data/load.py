@@ -51,8 +51,8 @@ from bench.contract.resultfile import (
 )
 from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile, is_mlperf
 from bench.errors import ProblemsError, UserError
-from site_gen import bound, estimates, mlperf_data
-from site_gen.dimensions import release_label
+from site_gen.data import bound, estimates, mlperf_data
+from site_gen.data.dimensions import release_label
 
 log = logging.getLogger(__name__)
 
@@ -251,7 +251,7 @@ def _payload(data: dict[str, Any], file: str, ids: list[str]) -> Any:
     if is_mlperf(data):
         return mlperf_data.rows(data, file, ids)
     if data["submission"]["source"]["kind"] == estimates.KIND:
-        # estimates are not measurements: their own table, never `runs` (site_gen/estimates.py)
+        # estimates are not measurements: their own table, never `runs` (site_gen/data/estimates.py)
         return estimates.EstimateRows(
             file_values(data, file), run_columns(data, ids), estimates.extra_columns(data)
         )
@@ -531,7 +531,7 @@ def _finish(con: Any, runs: int) -> None:
     """With the runs table filled: derived columns, registry tables and the meta row."""
     import pandas as pd
 
-    bound.add_columns(con)  # bound_output_tps, pct_of_bound (site_gen/bound.py)
+    bound.add_columns(con)  # bound_output_tps, pct_of_bound (site_gen/data/bound.py)
     for table, records in (
         ("gpus", [_gpu_row(g) for g in registry.gpus().entries]),
         ("models", [_model_row(m) for m in registry.models().entries]),

@@ -29,12 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from site_gen import dataset
+from site_gen.charts.latency_views import BUCKETS  # the Pareto view's table, its home
+from site_gen.data import dataset
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from site_gen.markers import Page
+    from site_gen.pages.markers import Page
 
 STEM = "advisor"
 PLANNER_PAGE = "guide/07-memory.html"
@@ -55,9 +56,6 @@ CONFIG_COLUMNS = (
 POINT_COLUMNS = (
     "concurrency", "output_tps_per_gpu", "output_tps_per_user", "ttft_ms_p50", "ttft_ms_p90", "tpot_ms_avg",
 )  # fmt: skip
-# Interactivity buckets of the per-interactivity table on the Pareto view (output tok/s per user;
-# site_gen.latency_views.frontier_box); a column is shown when at least one frontier spans it.
-BUCKETS = (5, 10, 20, 30, 40, 50, 75, 100, 150, 200, 300)
 
 # Default $/GPU-hour: published on-demand prices, each with where and when it was read. A GPU without
 # one has no default: the reader types a price (the site never invents one).
@@ -538,9 +536,9 @@ def closest(all_curves: Iterable[dict[str, Any]], q: Query) -> Closest | None:
 
 def frontier(curve: dict[str, Any]) -> list[tuple[float, float]]:
     """The curve's Pareto frontier as (tok/s per user, tok/s per GPU), by tok/s per user: the points no
-    other point beats on both (site_gen.latency_views.pareto_frontier, the Pareto view's rule)."""
-    from site_gen.latency_views import Point as PPoint
-    from site_gen.latency_views import pareto_frontier
+    other point beats on both (site_gen.charts.latency_views.pareto_frontier, the Pareto view's rule)."""
+    from site_gen.charts.latency_views import Point as PPoint
+    from site_gen.charts.latency_views import pareto_frontier
 
     pts = [
         PPoint(i, u, g)

@@ -1,4 +1,4 @@
-"""Named SQL over the ingested DuckDB file (``site_gen.load``): the rows and figures the pages show.
+"""Named SQL over the ingested DuckDB file (``site_gen.data.load``): the rows and figures the pages show.
 
 Read-only: every function opens the database read-only and returns plain Python or pandas objects.
 A missing database or an empty ``runs`` table gives empty results, never an error, so the site can
@@ -47,7 +47,7 @@ OPTIONAL_COLUMNS = (
     "pct_of_bound",
     "bound_note",  # why a run has no bound, or why it may be low for it (bench/contract/bound.py NOTES)
     "attention_dp",  # guide_topic_views
-    # latency (site_gen.latency_views): in flight, mean TTFT / TPOT / end-to-end, TPOT p99
+    # latency (site_gen.charts.latency_views): in flight, mean TTFT / TPOT / end-to-end, TPOT p99
     "concurrency",
     "ttft_ms_avg",
     "tpot_ms_avg",
@@ -122,7 +122,7 @@ def site_runs(db: Path) -> pd.DataFrame:
         con.close()
 
 
-# The estimate columns the explorer's table and tooltips show beside an estimate (site_gen.estimates).
+# The estimate columns the explorer's table and tooltips show beside an estimate (site_gen.data.estimates).
 # The badge "estimate (AIConfigurator {est_version}, ±{est_pct} % ...)" of every table row and whether it is
 # held back (est_confidence; calc/estimates.js); the band's other figures are on the run card.
 ESTIMATE_SITE_COLUMNS = ("est_confidence", "est_pct", "est_version")
@@ -134,7 +134,7 @@ def site_estimates(db: Path) -> pd.DataFrame:
     pages that aggregate never see an estimate."""
     import pandas as pd
 
-    from site_gen.estimates import TABLE
+    from site_gen.data.estimates import TABLE
 
     empty = pd.DataFrame(columns=[*SITE_COLUMNS, "gpu_order", "precision_order", "workload_order"])
     if not Path(db).exists():
@@ -186,7 +186,7 @@ DETAILS_WITH_ESTIMATES_SQL = "SELECT * FROM runs_and_estimates ORDER BY run_id"
 
 def _details_table(con: Any) -> str:
     """The run cards' table: the view of runs and estimates where the database has estimates."""
-    from site_gen.estimates import TABLE, VIEW
+    from site_gen.data.estimates import TABLE, VIEW
 
     names = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
     if VIEW in names and con.execute(f"SELECT count(*) FROM {TABLE}").fetchall()[0][0]:
@@ -222,7 +222,7 @@ def run_detail_batches(
     column never sit in memory at once. Pyarrow RecordBatches when ``arrow(schema)`` accepts the table's
     Arrow schema (DuckDB's Arrow export is about 3x cheaper than its pandas conversion), else pandas
     frames with DuckDB's own conversion, chunk by chunk (the column types of ``run_details``). Nothing
-    when the database is missing. ``extra``: more columns after ``*`` (``site_gen.cite.columns_sql``)."""
+    when the database is missing. ``extra``: more columns after ``*`` (``site_gen.data.cite.columns_sql``)."""
     if not Path(db).exists():
         return
     con = _connect(db)

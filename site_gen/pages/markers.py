@@ -9,20 +9,20 @@ Markers (a writer needs no Python; values with spaces are quoted; repeat a key f
     <!-- explorer gpu="H200 SXM 141GB" -->                              the same, scoped to some runs
     <!-- figures -->                                                   headline figures of all runs
     Across <!-- stat: bound-runs --> results ...                       one figure of the data, inline
-                                                                       (``site_gen.stats``)
+                                                                       (``site_gen.data.stats``)
     <!-- regressions -->                                               steps down across releases
-                                                                       (``site_gen.steps``)
+                                                                       (``site_gen.data.steps``)
     <!-- estimate-accuracy -->                                         how far AIConfigurator's estimates
                                                                        are from published runs
-                                                                       (``site_gen.estimate_page``)
+                                                                       (``site_gen.pages.estimate_page``)
     <!-- memory-check -->                                              the memory planner beside
                                                                        AIConfigurator's memory figure
-                                                                       (``site_gen.estimate_memory``)
+                                                                       (``site_gen.data.estimate_memory``)
 
-Keys are filter dimensions (``site_gen.dimensions``); in ``chart``/``explorer`` they fix which runs are
+Keys are filter dimensions (``site_gen.data.dimensions``); in ``chart``/``explorer`` they fix which runs are
 shown, in ``view`` they restrict the runs the filter bar can reach. Markers are expanded in the page's
 HTML (after Markdown), so a marker inside a code block stays text. Every page gets at most one data file
-holding the union of the runs its markers need (``site_gen.dataset``); identical data files are shared.
+holding the union of the runs its markers need (``site_gen.data.dataset``); identical data files are shared.
 A bad marker logs a warning (which fails ``mkdocs build --strict``) and renders an error box.
 """
 
@@ -45,16 +45,17 @@ from urllib.parse import urlencode
 
 import markupsafe
 
-from site_gen import dataset, i18n
-from site_gen.dimensions import DIMENSIONS, LIMITS, Filters, mask, release_label
-from site_gen.dimensions import get as dimension
-from site_gen.queries import OVER_BOUND, within_bound
-from site_gen.vega_compile import compile_spec
+from site_gen import i18n
+from site_gen.charts.vega_compile import compile_spec
+from site_gen.data import dataset
+from site_gen.data.dimensions import DIMENSIONS, LIMITS, Filters, mask, release_label
+from site_gen.data.dimensions import get as dimension
+from site_gen.data.queries import OVER_BOUND, within_bound
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from site_gen.charts import ChartContext
+    from site_gen.charts.specs import ChartContext
 
 MARKER = re.compile(
     r"<!--\s*(chart|view|explorer|figures|runcard|compare|stat|regressions|advisor|estimate-accuracy|memory-check)\b:?(.*?)-->",
@@ -144,7 +145,7 @@ class Site:
         import jinja2
 
         self.templates = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+            loader=jinja2.FileSystemLoader(Path(__file__).parents[1] / "templates"),  # site_gen/templates
             autoescape=True,
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
@@ -185,8 +186,8 @@ def _literals(expr: str, words: dict[str, str]) -> str:
 def localize(spec: Any, words: dict[str, str]) -> Any:
     """A Vega-Lite spec with its titles (chart, axis, legend, tooltip), an input's label (``bind.name``)
     and the quoted text of computed fields (``calculate``) and legend labels (``labelExpr``) in the page's
-    language: ``site_gen.charts`` writes English, the catalogue's ``chart.*`` and ``table.*`` keys map it
-    (``i18n.translator``)."""
+    language: ``site_gen.charts.specs`` writes English, the catalogue's ``chart.*`` and ``table.*`` keys map
+    it (``i18n.translator``)."""
     if isinstance(spec, dict):
         out = {}
         for k, v in spec.items():
@@ -217,9 +218,10 @@ def _specs(name: str, height: int, ctx: ChartContext, lang: str = i18n.DEFAULT) 
 
 @cache
 def _english_specs(name: str, height: int, ctx: ChartContext) -> tuple[dict[str, Any], ...]:
-    """A view's Vega-Lite specs as ``site_gen.charts`` writes them (English): built and validated by
+    """A view's Vega-Lite specs as ``site_gen.charts.specs`` writes them (English): built and validated by
     Altair once for all languages of a build (``localize`` makes a translated copy, never changes them)."""
-    from site_gen import charts, views
+    from site_gen.charts import specs as charts
+    from site_gen.charts import views
 
     return tuple(charts.to_spec(c) for c in views.get(name).build(replace(ctx, height=height)))
 
@@ -321,7 +323,7 @@ class Page:
         return self.site.runs[mask(self.site.runs, filters)]
 
     def _charts(self, name: str, mk: Marker, caption: str | None = None) -> list[dict[str, Any]]:
-        from site_gen import views
+        from site_gen.charts import views
 
         view = views.get(name)
         height = int(mk.options.get("height", self.site.ctx.height))
@@ -375,7 +377,7 @@ class Page:
         )
 
     def _render_chart(self, mk: Marker) -> str:
-        from site_gen import views
+        from site_gen.charts import views
 
         view = views.get(mk.name or "")
         title = self.site.cat.messages.get(f"views.{view.name}.title", view.title)
@@ -385,7 +387,7 @@ class Page:
         return "".join(self.site.render("_chart.html.j2", c=c) for c in self._charts(view.name, mk, caption))
 
     def _render_view(self, mk: Marker) -> str:
-        from site_gen import views
+        from site_gen.charts import views
 
         view = views.get(mk.name or "")
         sub = self._subset(mk.filters)
@@ -404,7 +406,7 @@ class Page:
         sub = self._subset(mk.filters)
         if box := self._empty(mk, sub):
             return box
-        from site_gen.latency_views import DEFAULT_PRICE, PRICE_KEY
+        from site_gen.charts.latency_views import DEFAULT_PRICE, PRICE_KEY
 
         est = self.site.estimates
         shown = sub
@@ -450,8 +452,9 @@ class Page:
         return json.dumps({"src": src, "key": key, "runs": len(sub), "cells": cells})
 
     def _render_compare(self, mk: Marker) -> str:
-        """Compare mode: A vs B over the configurations both have (``site_gen.compare``)."""
-        from site_gen import charts, compare
+        """Compare mode: A vs B over the configurations both have (``site_gen.pages.compare``)."""
+        from site_gen.charts import specs as charts
+        from site_gen.pages import compare
 
         sub = self._subset(mk.filters)
         if box := self._empty(mk, sub):
@@ -487,7 +490,7 @@ class Page:
         """The run card of the run named after the '#' of the page's URL, from the card partition holding
         that run (``dataset.card_part``): every column of about ``dataset.CARDS_PER_PART`` runs a file, so a
         card never loads every run (loaded only by this page)."""
-        from site_gen import cite, queries
+        from site_gen.data import cite, queries
 
         if "runcard" not in self.site.keys:
             # every column of every run: streamed from DuckDB in batches, never one frame of it all
@@ -516,17 +519,19 @@ class Page:
         )
 
     def _render_advisor(self, mk: Marker) -> str:
-        """The advisor (site_gen.advisor): its own data file of configuration curves, shared by languages."""
-        from site_gen import advisor
+        """The advisor (site_gen.pages.advisor): its own data file of configuration curves, shared by
+        languages."""
+        from site_gen.pages import advisor
 
         if mk.filters:
             raise MarkerError("advisor marker: takes no filters")
         return advisor.render(self)
 
     def _render_estimate_accuracy(self, mk: Marker) -> str:
-        """How good the estimates are (``site_gen.estimate_page``): tables and a chart from the committed
-        validation table, its pairs in their own data file."""
-        from site_gen import charts, estimate_page
+        """How good the estimates are (``site_gen.pages.estimate_page``): tables and a chart from the
+        committed validation table, its pairs in their own data file."""
+        from site_gen.charts import specs as charts
+        from site_gen.pages import estimate_page
 
         if mk.filters:
             raise MarkerError("estimate-accuracy marker: takes no filters")
@@ -576,7 +581,7 @@ class Page:
 
     def _planner_check(self) -> str:
         """Where the memory planner says a committed estimate's configuration does not fit."""
-        from site_gen import estimate_memory
+        from site_gen.data import estimate_memory
 
         if self.site.db is None or not self.site.db.exists():
             return ""
@@ -606,14 +611,14 @@ class Page:
 
     def _render_memory_check(self, mk: Marker) -> str:
         """The planner page's cross-check from the committed AIConfigurator memory table."""
-        from site_gen import estimate_memory
+        from site_gen.data import estimate_memory
 
         if mk.filters:
             raise MarkerError("memory-check marker: takes no filters")
         return estimate_memory.render_memory_check(self.site.cat.t, estimate_memory.memory_checks())
 
     def _render_stat(self, mk: Marker) -> str:
-        from site_gen import stats
+        from site_gen.data import stats
 
         if mk.filters:
             raise MarkerError(f"stat marker: takes a figure's name only, got {by_column(mk.filters)}")
@@ -622,7 +627,7 @@ class Page:
         return f'<span class="lb-stat" data-stat="{html.escape(name)}">{html.escape(figure)}</span>'
 
     def _render_regressions(self, mk: Marker) -> str:
-        from site_gen import steps
+        from site_gen.data import steps
 
         if mk.filters or self.site.db is None or not self.site.db.exists():
             if mk.filters:
@@ -669,7 +674,8 @@ CHART_CHROME_PX = 110
 def compare_reserve(runs: pd.DataFrame, default: dict[str, str] | None) -> int:
     """Pixels to reserve for compare mode's dot plot as the page opens (on its default pair): one line
     per workload (``charts.COMPARE_STEP``) + ``CHART_CHROME_PX``; another pair's plot grows or shrinks."""
-    from site_gen import charts, compare
+    from site_gen.charts import specs as charts
+    from site_gen.pages import compare
 
     lines = compare.workloads(runs, "gpu", default["a"], default["b"]) if default else 0
     return charts.COMPARE_STEP * max(lines, 1) + CHART_CHROME_PX
@@ -712,8 +718,8 @@ def static_bar(
 
 
 # $ per million output tokens, derived in the page from the reader's $/GPU-hour price and each run's
-# n_gpus and output_tps (site_gen.latency_views.cost_per_million_tokens is the same formula); no column of
-# the data, so the column is marked "derived" and the page script computes it.
+# n_gpus and output_tps (site_gen.charts.latency_views.cost_per_million_tokens is the same formula); no column
+# of the data, so the column is marked "derived" and the page script computes it.
 COST = "cost_per_mtok"
 
 # The explorer table's columns, throughput first (what a reader came for, visible without scrolling
@@ -853,8 +859,8 @@ CARD_SECTIONS: list[tuple[str, list[str]]] = [
     ]),
     ("reproduce", ["command", "source_commands", "notes"]),
 ]  # fmt: skip
-# "Cite this" (site_gen.cite): in the run cards' data file as templates with "{run_id}" where the run's id
-# goes; the page script (views/run-card.js) puts the id in. Last, after Reproduce.
+# "Cite this" (site_gen.data.cite): in the run cards' data file as templates with "{run_id}" where the run's
+# id goes; the page script (views/run-card.js) puts the id in. Last, after Reproduce.
 CITE_SECTION: tuple[str, list[str]] = ("cite", ["cite_text", "cite_bibtex"])
 
 

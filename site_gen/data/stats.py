@@ -2,7 +2,7 @@
 
 A page never writes a count or a share of the data by hand: results/ grows every week, and a figure typed
 into the Markdown would be wrong after the next pull request. The marker is replaced by the figure, in
-the page's language, when the site is built (``site_gen.markers``).
+the page's language, when the site is built (``site_gen.pages.markers``).
 """
 
 from __future__ import annotations

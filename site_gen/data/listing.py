@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.contract import registry
-from site_gen.dimensions import BY_LIMIT
+from site_gen.data.dimensions import BY_LIMIT
 
 # (header, column, kind) in table order; kind: text (may wrap), short (never wraps), int, num.
 # "parallel" is computed from tp, pp, ep and attention_dp.
@@ -65,7 +65,7 @@ class Filters:
     osl: int | None = None
     tp: int | None = None
     source: str | None = None
-    # the site's latency filters (site_gen.dimensions.LIMITS, same names): a run without the figure fails
+    # the site's latency filters (site_gen.data.dimensions.LIMITS, same names): a run without the figure fails
     tpot_max: float | None = None
     ttft_max: float | None = None
     user_min: float | None = None

@@ -1,8 +1,8 @@
 """Chart views of the guide: speed-of-light efficiency and TP against PP at equal GPU count.
 
-Registered in the site's view registry (``site_gen.views``), so a guide page places them with a marker
+Registered in the site's view registry (``site_gen.charts.views``), so a guide page places them with a marker
 such as ``<!-- view: pct-of-bound -->`` and each also gets a page under "Views". The charts follow the
-conventions of ``site_gen.charts`` (shared named dataset, colour = GPU with a pinned domain, metrics
+conventions of ``site_gen.charts.specs`` (shared named dataset, colour = GPU with a pinned domain, metrics
 named exactly with unit and basis).
 """
 
@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import altair as alt
 
-from site_gen import charts, queries
-from site_gen.charts import METRICS, ChartContext, base, gpu_color, gpu_x, run_tooltip
-from site_gen.views import COMMON, register, widest
+from site_gen.charts import specs as charts
+from site_gen.charts.specs import METRICS, ChartContext, base, gpu_color, gpu_x, run_tooltip
+from site_gen.charts.views import COMMON, register, widest
+from site_gen.data import queries
 
 
 def _has_bound(chart: alt.Chart) -> alt.Chart:
@@ -96,7 +97,8 @@ def pct_of_bound_by_gpu(ctx: ChartContext) -> alt.LayerChart:
     layers: list[alt.Chart] = [points, callout]
     if "bound_note" in ctx.columns:
         layers.append(_notes_callout())
-    # data on the top level only: every view reads the page's one named dataset (site_gen.views contract)
+    # data on the top level only: every view reads the page's one named dataset (site_gen.charts.views
+    # contract)
     return alt.layer(*layers, data=alt.NamedData(charts.DATA_NAME)).properties(
         width="container", height=ctx.height
     )

@@ -17,7 +17,7 @@ CONFIG = typer.Option(Path("mkdocs.yml"), "--config", help="MkDocs configuration
 @app.command("build")
 def build_cmd(results: Path = RESULTS, db: Path = DB, out: Path = OUT, config: Path = CONFIG) -> None:
     """Ingest results/, then mkdocs build --strict into --out (atomic: the old or the new site, no mix)."""
-    from site_gen.build import build_site
+    from site_gen.site.build import build_site
 
     r = build_site(results, db, out, config)
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in r.seconds.items())
@@ -38,8 +38,8 @@ def serve_cmd(
 
     from mkdocs.commands.serve import serve
 
-    from site_gen.build import hook_env
-    from site_gen.load import ingest
+    from site_gen.data.load import ingest
+    from site_gen.site.build import hook_env
 
     # Always once: the database may have been built from another results folder.
     report = ingest(results, db)
@@ -60,7 +60,7 @@ def cli_reference_cmd(
     """Write the command-line reference page from the commands' own help (--check: verify it)."""
     from bench.contract.destinations import check_generated_target
     from bench.errors import UserError
-    from site_gen.cli_reference import GENERATED_MARK, render
+    from site_gen.pages.cli_reference import GENERATED_MARK, render
 
     text = render(ctx.find_root().command)
     if check:

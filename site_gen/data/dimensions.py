@@ -86,7 +86,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
         help="“measured”: run with llmbench's own sweeps; “published”: copied from a third party's tables"
         " (NVIDIA, KISTI, ...), each cited on its run card; “modelled”: an estimate of AIConfigurator's"
         " performance model, never a measurement, off unless ticked (its run card gives its measured error"
-        " band). Only the explorer pages carry estimates (site_gen.estimates).",
+        " band). Only the explorer pages carry estimates (site_gen.data.estimates).",
         keep_default=True,
     ),
     Dimension("source", "Source", "publisher", help="Who measured or published the numbers."),

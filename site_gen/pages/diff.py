@@ -1,8 +1,8 @@
 """``llmbench diff BASE HEAD``: what a change to results/ does, as Markdown for a pull-request comment.
 
 BASE and HEAD are results folders or git refs (read with ``git archive``, never checked out). Both are
-ingested with the real ``site_gen.load.ingest`` into a temporary folder (so each run's % of bound is the
-site's own, ``site_gen.bound``), then compared:
+ingested with the real ``site_gen.data.load.ingest`` into a temporary folder (so each run's % of bound is the
+site's own, ``site_gen.data.bound``), then compared:
 
 - files added, changed and removed; runs added, changed (same file and configuration, other figures) and
   removed (a file moved to another path: its runs count as removed and added);
@@ -12,7 +12,7 @@ site's own, ``site_gen.bound``), then compared:
   and model pages, the explorer, the latency page, the release history);
 - new bests (a GPU × model × precision × workload whose best output tokens/s per GPU rises);
 - warnings: runs above 100 % of their bound, and the per-run warnings of ``WarningsFn``;
-- steps down across releases (``site_gen.steps``) in the configurations the change touches.
+- steps down across releases (``site_gen.data.steps``) in the configurations the change touches.
 
 Every string that comes from a result file is escaped (``md``): the report is posted as a comment on a
 stranger's pull request and renders as Markdown there.
@@ -35,8 +35,8 @@ from pathlib import Path
 import pandas as pd
 
 from bench.errors import UserError
-from site_gen import steps
-from site_gen.pages import slug
+from site_gen.data import steps
+from site_gen.pages.generated import slug
 
 # Per-run warnings beyond the report's own (above the bound): (file relative to results/, message).
 WarningsFn = Callable[[Path], list[tuple[str, str]]]
@@ -142,7 +142,7 @@ def _runs(results: Path, db: Path) -> pd.DataFrame:
     """Every run of ``results`` as the site sees it (ingested into ``db``); empty without result files."""
     import duckdb
 
-    from site_gen.load import ingest
+    from site_gen.data.load import ingest
 
     if not _files(results):
         return pd.DataFrame(columns=[*IDENTITY, *FIGURES, "pct_of_bound", "erratum", "publisher"])
@@ -296,7 +296,7 @@ COMPARISONS = (
 
 
 def charts(d: Diff) -> list[str]:
-    """The views whose charts the change alters (names of ``site_gen.views``), by the rules above."""
+    """The views whose charts the change alters (names of ``site_gen.charts.views``), by the rules above."""
     touched = pd.concat([d.added, d.changed, d.removed])
     if touched.empty:
         return []

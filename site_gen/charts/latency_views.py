@@ -1,6 +1,6 @@
 """Throughput against interactivity: the Pareto view, with the cost of a million output tokens.
 
-Registered in ``site_gen.views`` (listed in its EXTRA_VIEW_MODULES). ``latency-pareto`` plots output
+Registered in ``site_gen.charts.views`` (listed in its EXTRA_VIEW_MODULES). ``latency-pareto`` plots output
 tokens/s per GPU (y) against output tokens/s per user (x, interactivity) for every selected run that reports
 both, and draws per series (GPU × engine × precision × workload) the Pareto frontier: the runs that no other
 run of the series beats on both axes. The frontier is computed in the chart (a Vega window transform), so
@@ -20,14 +20,19 @@ from typing import TYPE_CHECKING
 
 import altair as alt
 
-from site_gen import advisor, i18n
-from site_gen.charts import DATA_NAME, ChartContext
-from site_gen.views import COMMON, register, widest
+from site_gen import i18n
+from site_gen.charts.specs import DATA_NAME, ChartContext
+from site_gen.charts.views import COMMON, register, widest
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from site_gen.dimensions import Filters
+    from site_gen.data.dimensions import Filters
+
+# Interactivity buckets of the per-interactivity table on the Pareto view (output tok/s per user;
+# frontier_box below; the advisor reads them from here); a column is shown when at least one frontier
+# spans it.
+BUCKETS = (5, 10, 20, 30, 40, 50, 75, 100, 150, 200, 300)
 
 DEFAULT_PRICE = 2.00  # $/GPU-hour: an assumption the reader replaces; no price is looked up
 PRICE_PARAM = "gpu_hour_price"
@@ -226,7 +231,7 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
             baseline="bottom",
             x=0,
             y=-6,
-            style="lb-note",  # muted, in the page's theme (site_gen.vega_compile._theme_text)
+            style="lb-note",  # muted, in the page's theme (site_gen.charts.vega_compile._theme_text)
             limit=alt.ExprRef("width - 8"),
         )
         .encode(text="text:N")
@@ -247,10 +252,10 @@ def pareto_chart(ctx: ChartContext) -> alt.LayerChart:
 def frontier_box(cat: i18n.Catalogue) -> str:
     """The placeholder of the per-interactivity tables (issue 27), inside the view's filter scope: the page
     script (pages/frontier.js, advisor/frontier.js) fills it from the rows the chart draws, grouped into the
-    chart's SERIES, cells read off each series' Pareto frontier (site_gen.advisor.frontier_table is the
+    chart's SERIES, cells read off each series' Pareto frontier (site_gen.pages.advisor.frontier_table is the
     Python twin). Its words in the page's language; its text until then says it needs JavaScript."""
     words = json.dumps(cat.section("frontier"), ensure_ascii=False)
-    attrs = {"data-words": words, "data-buckets": json.dumps(list(advisor.BUCKETS))}
+    attrs = {"data-words": words, "data-buckets": json.dumps(list(BUCKETS))}
     body = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
     note = html.escape(cat.t("frontier.loading"))
     return f'<section class="lb-frontier" {body}><p class="lb-status">{note}</p></section>'

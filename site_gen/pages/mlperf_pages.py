@@ -8,7 +8,7 @@ MLCommons Association.", the trademark legend); per-accelerator throughput is la
 division starts on closed and open results are marked; "best" never mixes divisions, scenarios or rounds
 that MLCommons' compatibility table (``COMPATIBLE``) keeps apart.
 
-The rows travel as one columnar data file (``site_gen.dataset``'s format, written to ``assets/mlperf/``,
+The rows travel as one columnar data file (``site_gen.data.dataset``'s format, written to ``assets/mlperf/``,
 apart from the runs' data files) that ``docs/assets/js/pages/mlperf.js`` loads once and renders: 1,116 rows as
 HTML made a 1.1 MB page. Without JavaScript the page says where the figures are (the CSV sources).
 
@@ -38,9 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_gen import dataset, i18n
+from site_gen import i18n
+from site_gen.data import dataset
+from site_gen.data.mlperf_data import TABLE
 from site_gen.i18n import Catalogue
-from site_gen.mlperf_data import TABLE
 
 PAGE = "mlperf/index.md"  # under docs/generated/
 SEARCH_BOOST = 4  # Material's per-page search boost (front matter)
@@ -92,7 +93,7 @@ NO_ALL = frozenset({"division"})  # closed and open are never shown, nor ranked,
 # Filters that take several values at once (issue 26: H200 SXM and H200 NVL side by side): ticked boxes in
 # a drop-down, none ticked = all; kept in the URL as one parameter per value (?gpu=A&gpu=B).
 MULTI = frozenset({"gpu"})
-# The columns the page script gets (site_gen.dataset's columnar format).
+# The columns the page script gets (site_gen.data.dataset's columnar format).
 COLUMNS = (
     "result_id", "round", "division", "availability", "submitter", "system_name", "gpu",
     "total_accelerators", "benchmark_official", "benchmark", "scenario", "metric", "value_text",
@@ -203,7 +204,7 @@ def _log_parts(r: dict[str, Any]) -> tuple[str, str | None]:
 
 
 def payload(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The page's rows in ``site_gen.dataset``'s columnar format."""
+    """The page's rows in ``site_gen.data.dataset``'s columnar format."""
     import pandas as pd
 
     cols: dict[str, list[Any]] = {c: [r[c] for r in rows] for c in COLUMNS}
