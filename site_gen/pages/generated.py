@@ -112,13 +112,22 @@ def _index(kind: str, counts: pd.DataFrame, slugs: dict[str, str], cat: Catalogu
     return "\n".join([*lines, ""])
 
 
-def _compare_links(name: str, partners: list[tuple[str, int]], cat: Catalogue) -> list[str]:
+def _compare_links(
+    name: str, partners: list[tuple[str, int]], cat: Catalogue, order: dict[str, int] | None = None
+) -> list[str]:
     """'Compare with: B (n configurations), ...' as HTML links to the compare page (a query string, which
-    MkDocs' Markdown link check does not know)."""
+    MkDocs' Markdown link check does not know). Each link puts the older GPU (``order``: the registry's
+    year order) as A, as the presets and the Compare tab do, so its answer reads "newer is N× older"
+    whichever GPU's page it is on."""
     if not partners:
         return []
+    rank = order or {}
+
+    def pair(other: str) -> tuple[str, str]:
+        return (other, name) if rank.get(other, 999) < rank.get(name, 999) else (name, other)
+
     links = [
-        f'<a href="{html.escape(compare.href("../../compare.html", "gpu", name, other), quote=True)}">'
+        f'<a href="{html.escape(compare.href("../../compare.html", "gpu", *pair(other)), quote=True)}">'
         f"{html.escape(other)}</a> ({html.escape(cat.t('pages.configurations', n=f'{n:,}'))})"
         for other, n in partners
     ]
@@ -163,12 +172,13 @@ def _entity_page(
     cat: Catalogue,
     partners: list[tuple[str, int]] = (),
     best: list[neighbours.Row] | None = None,
+    order: dict[str, int] | None = None,
 ) -> str:
     # the whole width for the charts and the table (the page is not in the navigation)
     lines = ["---", "hide: [navigation, toc]", "---", "", f"# {text(name)}", "", *facts, ""]
     if best is not None:  # a GPU page opens on how the GPU compares, then the explorer of its runs
         lines += _neighbours_table(name, best, cat)
-    lines += _compare_links(name, list(partners), cat)
+    lines += _compare_links(name, list(partners), cat, order)
     lines += [
         text(cat.t(f"pages.{kind}_entity_intro")),
         "",
@@ -232,6 +242,7 @@ def pages(runs: pd.DataFrame, gpu_info: dict[str, dict], cat: Catalogue | None =
     gpu_slugs = _slugs(list(gpus["name"]))
     out.append(GeneratedPage("gpus/index.md", lambda: _index("gpu", gpus, gpu_slugs, cat)))
     best = neighbours.index(runs)
+    order = runs.groupby("gpu")["gpu_order"].min().to_dict() if "gpu_order" in runs.columns else {}
     for name, s in gpu_slugs.items():
         facts = _gpu_facts(gpu_info.get(name, {}), cat)
         p = pairs.get(name, [])
@@ -239,7 +250,7 @@ def pages(runs: pd.DataFrame, gpu_info: dict[str, dict], cat: Catalogue | None =
             GeneratedPage(
                 f"gpus/{s}.md",
                 lambda n=name, f=facts, p=p: _entity_page(
-                    "gpu", "gpu", n, f, cat, p, neighbours.rows(best, n)
+                    "gpu", "gpu", n, f, cat, p, neighbours.rows(best, n), order
                 ),
             )
         )

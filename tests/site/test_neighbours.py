@@ -86,3 +86,30 @@ def test_the_gpu_page_opens_on_its_figures_beside_other_gpus(
         assert w.errors == [] and w.external == []
     finally:
         w.close()
+
+
+def test_gpu_pages_compare_links_put_the_older_gpu_first(real_site) -> None:
+    """Every "Compare with" link of a GPU page asks as the Compare tab and presets do: the older GPU (the
+    registry's year, then its order in bench/data/gpus.yaml) as A, so the answer reads "newer is N× older"
+    on either GPU's page (the H200 page linked "A100 is 0.44× H200" before)."""
+    import html
+    import re
+    from pathlib import Path
+    from urllib.parse import parse_qs
+
+    import yaml
+
+    registry = yaml.safe_load(
+        (Path(__file__).resolve().parents[2] / "bench/data/gpus.yaml").read_text("utf-8")
+    )
+    rank = {g["name"]: (g["year"], i) for i, g in enumerate(registry)}
+    links = 0
+    for page in (real_site / "site" / "generated" / "gpus").glob("*.html"):
+        for query in re.findall(r'href="[^"]*compare\.html\?([^"]+)"', page.read_text("utf-8")):
+            q = parse_qs(html.unescape(query))
+            if q.get("by") != ["gpu"]:
+                continue
+            a, b = q["a"][0], q["b"][0]
+            assert rank[a] < rank[b], (page.name, a, b)
+            links += 1
+    assert links, "no GPU page links to compare mode"
