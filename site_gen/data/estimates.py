@@ -66,7 +66,14 @@ def extra_columns(data: dict[str, Any]) -> dict[str, list[Any]]:
         conf = band.get("confidence", "unvalidated")
         cols["est_confidence"].append(conf)
         cols["est_band"].append(
-            band_text(band.get("median"), band.get("p10"), band.get("p90"), band.get("pairs", 0), conf)
+            band_text(
+                band.get("median"),
+                band.get("p10"),
+                band.get("p90"),
+                band.get("pairs", 0),
+                conf,
+                band.get("reason"),
+            )
         )
         cols["est_estimator"].append(who)
         cols["est_version"].append(str(estr["version"]))
@@ -116,9 +123,18 @@ def band_percent(p10: float | None, p90: float | None) -> int | None:
     return round(100 * max(abs(p10), abs(p90)))
 
 
-def band_text(median: float | None, p10: float | None, p90: float | None, pairs: int, conf: str) -> str:
-    """'median +2 % (p10 -12 %, p90 +18 %) over 41 published runs' or 'unvalidated (no published run)'."""
+def band_text(
+    median: float | None,
+    p10: float | None,
+    p90: float | None,
+    pairs: int,
+    conf: str,
+    reason: str | None = None,
+) -> str:
+    """'median +2 % (p10 -12 %, p90 +18 %) over 41 published runs', or for a band without pairs its file's
+    own reason (the vLLM and SGLang estimates say why nothing validates them) or 'unvalidated: no comparable
+    published run'."""
     if not pairs or median is None or p10 is None or p90 is None:
-        return "unvalidated: no comparable published run"
+        return reason or "unvalidated: no comparable published run"
     low = "; low confidence" if conf == "low" else ""
     return f"median {median:+.0%} (p10 {p10:+.0%}, p90 {p90:+.0%}) over {pairs} published runs{low}"

@@ -471,3 +471,19 @@ def test_grid_specs_name_only_what_aiconfigurator_is_mapped_for() -> None:
         assert set(s.precisions) <= set(PRECISIONS), p
         backends = yaml.safe_load(p.read_text(encoding="utf-8"))["backends"]
         assert backends and set(backends) <= set(BACKENDS), p
+
+
+def test_a_band_without_pairs_says_its_files_reason() -> None:
+    """A vLLM or SGLang estimate has no published run to be measured against; its file says so in the band's
+    ``reason`` and the run card's band line shows that reason, not the generic TensorRT-LLM wording. A
+    committed vLLM file is the authority for the text (read from the file, not copied here)."""
+    from site_gen.data.estimates import extra_columns
+
+    root = Path(__file__).resolve().parents[2] / "results/modelled"
+    files = sorted(root.glob("*/*--vllm.yaml"))
+    if not files:
+        pytest.skip("no committed vLLM estimate")
+    data = yaml.safe_load(files[0].read_text(encoding="utf-8"))
+    reasons = [(r["estimate"].get("band") or {}).get("reason") for r in data["runs"]]
+    assert all(reasons), files[0]
+    assert extra_columns(data)["est_band"] == reasons
