@@ -173,3 +173,15 @@ def test_accuracy_page_counts_the_sites_estimates_per_engine(real_site: Path) ->
         assert got == {names.get(e, e): (n, p) for e, n, p in want}, page_path
         unmeasured = sorted(names.get(e, e) for e, _, p in want if p == 0)
         assert sorted(n.split(":", 1)[0] for n in page.notes) == unmeasured, page_path
+
+
+def test_diff_report_names_each_release_once() -> None:
+    """``llmbench diff``'s run lines: TensorRT-LLM's release after the engine's id, as before; another
+    engine's label already carries its name, so it is not written twice ("vllm vLLM 0.24.0")."""
+    import pandas as pd
+
+    from site_gen.pages.diff import _release
+
+    trt = pd.Series({"engine": "tensorrt-llm", "engine_version": release_label("1.2")})
+    vllm = pd.Series({"engine": "vllm", "engine_version": release_label("0.24.0", "vllm")})
+    assert (_release(trt), _release(vllm)) == ("tensorrt-llm 1.2.0", "vLLM 0.24.0")
