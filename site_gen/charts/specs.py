@@ -327,7 +327,9 @@ _BEST_CONFIG = " + ".join(
     [
         "'TP ' + datum.best_run.tp",
         "(datum.best_run.pp > 1 ? ', PP ' + datum.best_run.pp : '')",
-        "', ' + datum.best_run.engine + ' ' + datum.best_run.engine_version",
+        # another engine's release already carries its name ("transformers 5.17.0": release_label)
+        "', ' + (datum.best_run.engine == 'tensorrt-llm' ? 'tensorrt-llm ' : '')",
+        "datum.best_run.engine_version",
         "', ' + datum.best_run.publisher",
     ]
 )

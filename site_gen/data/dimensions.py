@@ -24,12 +24,23 @@ Filters = dict[str, list[str]]  # dimension key -> the values allowed (any of th
 _MAJOR_MINOR = re.compile(r"\d+\.\d+")
 
 
-def release_label(version: str) -> str:
+TRTLLM = "tensorrt-llm"  # the engine whose releases the Version filter lists by number alone
+# How a release of another engine is named (the engine column's id otherwise, e.g. "transformers").
+ENGINE_NAMES = {TRTLLM: "TensorRT-LLM", "vllm": "vLLM", "sglang": "SGLang"}
+
+
+def release_label(version: str, engine: str = TRTLLM) -> str:
     """One spelling per release: '1.2' and '1.2.0' name the same TensorRT-LLM tag (v1.2.0), so a version
     of two parts gets its ".0" ('0.17' -> '0.17.0'); others ('1.0.0rc4', '5.17.0') stay as written. The
     ingest stores this in ``engine_version`` (the result file's own spelling in ``engine_version_file``),
-    and chart markers' ``version=`` values are read through it."""
-    return f"{version}.0" if _MAJOR_MINOR.fullmatch(version) else version
+    and chart markers' ``version=`` values are read through it.
+
+    A release of another engine carries the engine's name ('vllm', '0.24.0' -> 'vLLM 0.24.0'): the Version
+    filter lists every engine's releases in one list, where a bare vLLM 0.24.0 or SGLang 0.5.14 (the
+    estimates, issue 28) would read as a TensorRT-LLM release, and vLLM 0.14.0 would be one value with
+    TensorRT-LLM 0.14.0."""
+    number = f"{version}.0" if _MAJOR_MINOR.fullmatch(version) else version
+    return number if engine == TRTLLM else f"{ENGINE_NAMES.get(engine, engine)} {number}"
 
 
 @dataclass(frozen=True)
@@ -77,7 +88,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
         "Engine version",
         "engine_version",
         sort_column="version_key",
-        help="TensorRT-LLM (or other engine) release.",
+        help="TensorRT-LLM release by its number; another engine's with its name (vLLM 0.24.0).",
     ),
     Dimension(
         "kind",

@@ -15,6 +15,7 @@ explorer, behind its off-by-default "Source kind" switch; the advisor).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 TABLE = "estimates"
@@ -138,3 +139,27 @@ def band_text(
         return reason or "unvalidated: no comparable published run"
     low = "; low confidence" if conf == "low" else ""
     return f"median {median:+.0%} (p10 {p10:+.0%}, p90 {p90:+.0%}) over {pairs} published runs{low}"
+
+
+@dataclass(frozen=True)
+class EngineCount:
+    """One engine's estimates in the database: how many, and how many of them carry a measured band
+    (``est_pairs`` > 0: their category has published runs to compare with)."""
+
+    engine: str  # the engine column's id: tensorrt-llm, vllm, sglang
+    version: str  # its release(s) as the Version filter names them, "vLLM 0.24.0" (", " between several)
+    estimates: int
+    with_pairs: int
+
+
+def engine_counts(db: Path) -> list[EngineCount]:
+    """The estimates per engine, the most first (the accuracy page's "By engine" section)."""
+    import duckdb
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute(
+            f"SELECT engine, string_agg(DISTINCT engine_version, ', ' ORDER BY engine_version),"
+            f" count(*), count(*) FILTER (WHERE est_pairs > 0) FROM {TABLE}"
+            " GROUP BY engine ORDER BY count(*) DESC, engine"
+        ).fetchall()
+    return [EngineCount(e, v, int(n), int(p)) for e, v, n, p in rows]

@@ -52,7 +52,7 @@ from bench.contract.resultfile import (
 from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile, is_mlperf
 from bench.errors import ProblemsError, UserError
 from site_gen.data import bound, estimates, mlperf_data
-from site_gen.data.dimensions import release_label
+from site_gen.data.dimensions import TRTLLM, release_label
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +70,14 @@ class IngestReport:
     skipped: list[Skipped] = field(default_factory=list)  # entries of results/ the scan passed over
 
 
-def version_key(version: str) -> str:
-    """A string that sorts engine versions numerically: '0.9' < '0.10.0' < '1.2'."""
+def version_key(version: str, engine: str = TRTLLM) -> str:
+    """A string that sorts engine versions numerically: '0.9' < '0.10.0' < '1.2'. Another engine's
+    releases sort after TensorRT-LLM's, by engine ('~vllm 0000.0024.0000'), so the Version filter lists
+    them apart rather than vLLM 0.24.0 between TensorRT-LLM 0.21.0 and 1.0.0."""
     nums = [int(n) for n in re.findall(r"\d+", version.split(" ")[0])[:3]]
     nums += [0] * (3 - len(nums))
-    return ".".join(f"{n:04d}" for n in nums)
+    key = ".".join(f"{n:04d}" for n in nums)
+    return key if engine == TRTLLM else f"~{engine} {key}"
 
 
 def file_values(data: dict[str, Any], file: str) -> dict[str, Any]:
@@ -102,12 +105,12 @@ def file_values(data: dict[str, Any], file: str) -> dict[str, Any]:
         "nodes": hw["nodes"],
         "interconnect": hw["interconnect"],
         "engine": sw["engine"],
-        "engine_version": release_label(sw["engine_version"]),
-        # the file's own spelling, kept (for the run card) only where it differs from the one shown
+        "engine_version": release_label(sw["engine_version"], sw["engine"]),
+        # the file's own spelling, kept (for the run card) only where its number differs from the one shown
         "engine_version_file": None
         if release_label(sw["engine_version"]) == sw["engine_version"]
         else sw["engine_version"],
-        "version_key": version_key(sw["engine_version"]),
+        "version_key": version_key(sw["engine_version"], sw["engine"]),
         "workflow": sw["workflow"],
         "benchmark_tool": sw["benchmark_tool"],
         "container_image": sw["container_image"],

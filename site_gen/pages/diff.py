@@ -36,6 +36,7 @@ import pandas as pd
 
 from bench.errors import UserError
 from site_gen.data import steps
+from site_gen.data.dimensions import TRTLLM
 from site_gen.pages.generated import slug
 
 # Per-run warnings beyond the report's own (above the bound): (file relative to results/, message).
@@ -387,20 +388,26 @@ def _list(title: str, items: list[str]) -> list[str]:
     return [f"**{title}** ({len(items):,})", "", *shown, *more, ""]
 
 
+def _release(r: pd.Series) -> str:
+    """'tensorrt-llm 1.2.0'; another engine's release already carries its name ('vLLM 0.24.0':
+    ``dimensions.release_label``), so it is not written twice."""
+    return f"{r['engine']} {r['engine_version']}" if r["engine"] == TRTLLM else str(r["engine_version"])
+
+
 def _run_table(runs: pd.DataFrame, base: pd.DataFrame) -> list[str]:
     head = "| Run | Source | Release | Output tok/s per GPU | % of bound | Nearest in BASE (tok/s per GPU) |"
     lines = [head, "|---|---|---|---:|---:|---|"]
     for _, r in runs.head(SHOWN).iterrows():
         near = neighbours(r, base)
         near_text = "; ".join(
-            f"{md(n['gpu'])} {md(n['engine'])} {md(n['engine_version'])} TP{int(n['tp'])}: "
+            f"{md(n['gpu'])} {md(_release(n))} TP{int(n['tp'])}: "
             f"{_num(n['output_tps_per_gpu'])} ({r['output_tps_per_gpu'] / n['output_tps_per_gpu']:.2f}×)"
             if not _missing(r["output_tps_per_gpu"])
             else f"{md(n['gpu'])} {md(n['engine_version'])}: {_num(n['output_tps_per_gpu'])}"
             for _, n in near.iterrows()
         )
         lines.append(
-            f"| {_config(r)} | {md(r['publisher'])} | {md(r['engine'])} {md(r['engine_version'])} "
+            f"| {_config(r)} | {md(r['publisher'])} | {md(_release(r))} "
             f"| {_num(r['output_tps_per_gpu'])} | {_num(r['pct_of_bound'], '{:.1f}%')} "
             f"| {near_text or 'none'} |"
         )

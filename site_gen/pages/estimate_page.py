@@ -24,13 +24,14 @@ from typing import TYPE_CHECKING
 import altair as alt
 
 from bench.contract.estimate_bands import bands, gpus_class, read_table, summary
-from site_gen.data.dimensions import Dimension, release_label
+from site_gen.data.dimensions import ENGINE_NAMES, Dimension, release_label
 from site_gen.data.dimensions import get as dimension
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from site_gen.charts.specs import ChartContext
+    from site_gen.data.estimates import EngineCount
 
 Row = dict[str, str]
 
@@ -153,6 +154,38 @@ def render(t: Callable[..., str], rows: list[Row]) -> str:
         for r in worst(rows)
     ]
     parts += [f'<h2 id="worst">{html.escape(t("est.worst"))}</h2>', _table(head, body, numeric_from=99)]
+    return "\n".join(parts)
+
+
+def engine_section(t: Callable[..., str], counts: list[EngineCount]) -> str:
+    """How many estimates each engine has (from the site database) and how many carry a measured band;
+    for an engine none of whose estimates has a comparable published run (vLLM and SGLang today), a
+    sentence that no error is measured for them. Empty without estimates."""
+    if not counts:
+        return ""
+    total = sum(c.estimates for c in counts)
+    head = [t("est.engine"), t("est.engine_data"), t("est.estimates"), t("est.with_band"), t("est.no_band")]
+    body = [
+        [
+            ENGINE_NAMES.get(c.engine, c.engine),
+            c.version,
+            f"{c.estimates:,}",
+            f"{c.with_pairs:,}",
+            f"{c.estimates - c.with_pairs:,}",
+        ]
+        for c in counts
+    ]
+    parts = [
+        f'<h2 id="by-engine">{html.escape(t("est.by_engine"))}</h2>',
+        f"<p>{html.escape(t('est.engine_intro', n=f'{total:,}', engines=f'{len(counts):,}'))}</p>",
+        _table(head, body, numeric_from=2),
+    ]
+    for c in counts:
+        if not c.with_pairs:
+            text = t(
+                "est.engine_unvalidated", engine=ENGINE_NAMES.get(c.engine, c.engine), n=f"{c.estimates:,}"
+            )
+            parts.append(f'<p class="lb-est-unvalidated">{html.escape(text)}</p>')
     return "\n".join(parts)
 
 

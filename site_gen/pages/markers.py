@@ -577,7 +577,17 @@ class Page:
             charts=[chart],
             after="",
         )
-        return chart + tables + self._planner_check()
+        return chart + self._engine_counts() + tables + self._planner_check()
+
+    def _engine_counts(self) -> str:
+        """The estimates per engine, counted in the site database (not the validation table: an engine
+        without a published run to pair has estimates but no pair)."""
+        from site_gen.data import estimates
+        from site_gen.pages import estimate_page
+
+        if self.site.db is None or not self.site.db.exists():
+            return ""
+        return estimate_page.engine_section(self.site.cat.t, estimates.engine_counts(self.site.db))
 
     def _planner_check(self) -> str:
         """Where the memory planner says a committed estimate's configuration does not fit."""

@@ -487,3 +487,32 @@ def test_a_band_without_pairs_says_its_files_reason() -> None:
     reasons = [(r["estimate"].get("band") or {}).get("reason") for r in data["runs"]]
     assert all(reasons), files[0]
     assert extra_columns(data)["est_band"] == reasons
+
+
+def test_csv_marks_every_estimate_and_no_run(est_site: Path, est_url: str, watched: Watched) -> None:
+    """The explorer's CSV with every estimate shown (Playwright's download): each row whose run id is an
+    estimate by the site's database has the badge (worked by hand: ``BADGES``), the database's confidence
+    and band; every other row has the three columns empty. A spreadsheet never holds an estimate unmarked."""
+    with duckdb.connect(str(est_site / "llmbench.duckdb"), read_only=True) as con:
+        kinds = dict(con.execute("SELECT run_id, source_kind FROM runs_and_estimates").fetchall())
+        est = {
+            rid: (tp, conf, "" if pct is None else str(pct))
+            for rid, tp, conf, pct in con.execute(
+                "SELECT run_id, tp, est_confidence, est_pct FROM estimates WHERE source_kind = 'modelled'"
+            ).fetchall()
+        }
+    page = watched.open(f"{est_url}/explorer.html?kind=published&kind=modelled&est_low=1")
+    page.wait_for_function(f"window.llmbench.scopes()[0].tableText().rows.length === {len(kinds)}")
+    with page.expect_download() as dl:
+        page.click(".lb-download")
+    rows = list(csv.DictReader(Path(dl.value.path()).read_text(encoding="utf-8").splitlines()))
+    assert sorted(r["Run"] for r in rows) == sorted(kinds)  # every run and estimate, once
+    for r in rows:
+        marks = (r["estimate"], r["estimate_confidence"], r["estimate_band_pct"])
+        if kinds[r["Run"]] == "modelled":
+            tp, conf, pct = est[r["Run"]]
+            assert marks == (BADGES[tp], conf, pct), r
+        else:
+            assert marks == ("", "", ""), r
+    assert sum(1 for r in rows if r["estimate"]) == len(est) == 3
+    assert not watched.errors, watched.errors

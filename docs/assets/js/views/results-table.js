@@ -2,13 +2,19 @@
 // In: the columns (data-lb-table), draw(rows) for the rows the filters keep, setPrice(v) for the cost
 // column. Out: tableText() for the tests; run ids are plain links (cardHref), an estimate's with its badge
 // (calc/estimates.js). Side effects: the scope's <table>, its notes (rows; hidden columns), one scroll
-// listener, a CSV download.
+// listener, a CSV download (every column, then an estimate's badge, confidence and band).
 
 import { el, remPx } from "../dom.js";
 import { UI } from "../messages.js";
 import { COST, COUNT, USD, cell, runCost } from "../format.js";
 import { fill } from "../messages.js";
-import { badgeText } from "../calc/estimates.js";
+import { badgeText, isEstimate } from "../calc/estimates.js";
+
+// The CSV's last columns: what marks an estimate in the table (its badge) travels with a downloaded row
+// too, so a spreadsheet never holds an estimate as a measurement (issue 28). Empty for a run.
+const ESTIMATE_CSV = ["estimate", "estimate_confidence", "estimate_band_pct"];
+const estimateCells = (r) =>
+  isEstimate(r) ? [badgeText(r, UI.estimateWords), r.est_confidence, r.est_pct] : ["", "", ""];
 
 const VISIBLE_ROWS = 20; // about the rows the table's box shows; above it the note says to scroll
 
@@ -212,8 +218,10 @@ export function mountResultsTable(opts) {
       if (/^[=+\-@\t\r]/.test(s) && isNaN(Number(s))) s = "'" + s; // no spreadsheet formulas from data
       return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
     };
-    const lines = [opts.columns.map((c) => quote(colLabel(c))).join(",")];
-    for (const r of sortedRows()) lines.push(opts.columns.map((c) => quote(value(r, c))).join(","));
+    const lines = [[...opts.columns.map((c) => colLabel(c)), ...ESTIMATE_CSV].map(quote).join(",")];
+    for (const r of sortedRows()) {
+      lines.push([...opts.columns.map((c) => value(r, c)), ...estimateCells(r)].map(quote).join(","));
+    }
     const blob = new Blob([lines.join("\r\n") + "\r\n"], { type: "text/csv;charset=utf-8" });
     const a = el("a", { href: URL.createObjectURL(blob), download: "llmbench-runs.csv" });
     document.body.append(a);
