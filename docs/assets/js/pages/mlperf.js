@@ -9,7 +9,10 @@
 // Side effects: the section's tables and chart, the filters in the URL (a history entry per change, through
 // state/url.js; the accelerator takes several values, views/mlperf-multi.js), a resize and a popstate
 // listener (removed by destroy). The section is in the page from the first paint, its room reserved
-// (mlperf.css), so filling it shifts nothing the reader sees.
+// (mlperf.css), so filling it shifts nothing the reader sees. The table of every result (a hundred rows and
+// more, 14 columns: Lighthouse put 4 s of a throttled phone's main thread in its style and layout) is drawn
+// only when its box nears the screen (an IntersectionObserver, a screen and more ahead), at once when the
+// URL's hash points at it or a test calls mlperfPage.drawAll(); its box keeps its room until then.
 // Text goes in through textContent only (never innerHTML), so nothing from a result file is markup.
 
 import { el } from "../dom.js";
@@ -54,7 +57,9 @@ function start(root, rows) {
   const systemSel = $("[data-mlperf-system]");
   const measureSel = $("[data-mlperf-measure]");
   const figure = $("[data-mlperf-chart]");
+  const allBox = $("[data-mlperf-all]").parentElement; // the table's scrolling box (its room is reserved)
   let keep = rows;
+  let allWanted = false; // the table of every result is drawn (and redrawn on each change) once wanted
 
   function chosen() {
     return Object.fromEntries(filters.map((f) => [f.dataset.mlperfFilter, f.value]));
@@ -130,7 +135,22 @@ function start(root, rows) {
       if (r.metric !== "tokens_per_s") tr.cells[10].className = "mlperf-other-metric";
     }
     $("[data-mlperf-all] tbody").replaceChildren(frag);
+    allBox.removeAttribute("data-pending");
+    root.dataset.allDrawn = "1";
   }
+
+  // the table of every result: drawn once it is wanted, with the rows the filters keep at that time
+  function wantAll() {
+    if (allWanted) return;
+    allWanted = true;
+    seen.disconnect();
+    fillAll();
+  }
+  // a screen ahead: a reader scrolling at reading speed never meets an empty box, and what the drawing
+  // moves below the box is still off the screen (no layout shift the reader sees)
+  const seen = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && wantAll(),
+    { rootMargin: "100% 0px" });
+  api.drawAll = wantAll;
 
   function chartData() {
     const f = chosen();
@@ -211,8 +231,10 @@ function start(root, rows) {
     if (first) await yieldToMain();
     fillSystems();
     fillRounds();
-    if (first) await yieldToMain();
-    fillAll();
+    if (allWanted) {
+      if (first) await yieldToMain();
+      fillAll();
+    }
   }
 
   function changed() {
@@ -240,8 +262,13 @@ function start(root, rows) {
     resizeTimer = setTimeout(() => document.body.contains(figure) && fillChart(), 150);
   };
   window.addEventListener("resize", onResize);
+  // a link to the table (#all) draws it in the first render; else it waits for its box to near the screen
+  allBox.setAttribute("data-pending", "");
+  if (location.hash === "#all") allWanted = true;
+  else seen.observe(allBox);
   update(true).then(() => (root.dataset.rendered = "1"));
   return () => {
+    seen.disconnect();
     clearTimeout(resizeTimer);
     window.removeEventListener("resize", onResize);
     window.removeEventListener("popstate", onPop);
