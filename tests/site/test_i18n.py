@@ -270,10 +270,15 @@ def test_generated_korean_pages_are_in_korean(real_site: Path) -> None:
 
 
 def test_search_index_holds_korean_pages_and_the_korean_pipeline(real_site: Path) -> None:
-    index = json.loads((real_site / "site/search/search_index.json").read_text(encoding="utf-8"))
+    """The Korean edition's own index (site_gen/site/search_index.py splits the i18n plugin's merged one)
+    holds the Korean pages with lunr's Korean pipeline; the English index holds none of them."""
+    index = json.loads((real_site / "site/ko/search/search_index.json").read_text(encoding="utf-8"))
     assert "ko" in index["config"]["lang"]
     korean = [d for d in index["docs"] if d["location"].startswith("ko/")]
+    assert korean and len(korean) == len(index["docs"])
     assert any("처리량" in d["text"] or "처리량" in d["title"] for d in korean)
+    english = json.loads((real_site / "site/search/search_index.json").read_text(encoding="utf-8"))
+    assert not [d for d in english["docs"] if d["location"].startswith("ko/")]
 
 
 # ---- Chromium ---------------------------------------------------------------------------------

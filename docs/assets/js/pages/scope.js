@@ -182,6 +182,7 @@ export function mountScope(root, ownsUrl, hooks) {
     if (priceCfg) {
       bar.showPrice(price, true);
       bar.priceNote(priceRefused);
+      if (priceRefused) controls.open(); // on a phone the note would sit behind the Filters button
     }
     summary = mountSummary(root);
     if (tableNode) {
