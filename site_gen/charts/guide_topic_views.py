@@ -24,8 +24,9 @@ LAYOUT = (
 )
 
 
-# the mean advance of one character of an 11 px label ("TP8 EP4, H200 SXM 141GB": 23 characters, 141 px)
-LABEL_CHAR_PX = 6.2
+# the mean advance of one character of an 11 px label, rounded up ("TP8 EP4, H200 SXM 141GB": 23 characters,
+# 149 px in Vega's textMetrics; "DEP8, H200 SXM 141GB": 20, 133 px)
+LABEL_CHAR_PX = 6.7
 
 
 def operating_points(ctx: ChartContext) -> alt.LayerChart:
