@@ -49,8 +49,9 @@ def _best_per_engine() -> alt.Chart:
 def engine_bars(ctx: ChartContext) -> alt.LayerChart:
     """Grouped bars per workload (one per engine) with the TensorRT-LLM / transformers ratio on top."""
     sort = alt.EncodingSortField("workload_order", op="min")
-    # "1024/1024": ~48 px level; upright on a narrower band (issue 26: they overlapped on a phone)
-    x = alt.X("workload:N", title=WORKLOAD_TITLE, sort=sort, axis=fitted_axis(0, room=54))
+    # "1024/1024": 50 px level (Vega's textMetrics, 10 px) and a gap; upright on a narrower band (issue 26:
+    # they overlapped on a phone, 54 px let "1024/1024" touch "2048/128" on a 57 px band)
+    x = alt.X("workload:N", title=WORKLOAD_TITLE, sort=sort, axis=fitted_axis(0, room=62))
     bars = (
         _best_per_engine()
         .mark_bar()
