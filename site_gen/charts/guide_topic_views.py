@@ -24,6 +24,11 @@ LAYOUT = (
 )
 
 
+# the mean advance of one character of an 11 px label, rounded up ("TP8 EP4, H200 SXM 141GB": 23 characters,
+# 149 px in Vega's textMetrics; "DEP8, H200 SXM 141GB": 20, 133 px)
+LABEL_CHAR_PX = 6.7
+
+
 def operating_points(ctx: ChartContext) -> alt.LayerChart:
     """Each run with both figures as a point: output tokens/s per user (x, the latency side) against
     output tokens/s per GPU (y, the cost side), both log scale, named by layout (TP8 EP2, DEP8) and GPU."""
@@ -67,7 +72,18 @@ def operating_points(ctx: ChartContext) -> alt.LayerChart:
         shape=alt.Shape("layout:N", legend=None),
         tooltip=tooltip,
     )
-    labels = base.mark_text(align="left", dx=9, dy=-9, fontSize=11).encode(x=x, y=y, text="label:N")
+    # A label is written left of its point where it would pass the plot's right edge (its width estimated
+    # at LABEL_CHAR_PX a character: Vega's expressions cannot measure text). Written rightwards from every
+    # point, the labels of the fastest runs passed that edge, and Vega's fit-x took the overflow off the
+    # plot's width, which moved the points and the overflow again: on a phone the plot shrank pass after
+    # pass (138 -> 134 -> 132 px, issue 26).
+    right = f"scale('x', datum.output_tps_per_user) + 9 + {LABEL_CHAR_PX} * length(datum.label) > width"
+    labels = base.mark_text(
+        align=alt.ExprRef(f"{right} ? 'right' : 'left'"),
+        dx=alt.ExprRef(f"{right} ? -9 : 9"),
+        dy=-9,
+        fontSize=11,
+    ).encode(x=x, y=y, text="label:N")
     # data on the top level only: every view reads the page's one named dataset (site_gen.charts.views
     # contract)
     return alt.layer(points, labels, data=alt.NamedData(charts.DATA_NAME)).properties(

@@ -531,7 +531,9 @@ def engine_comparison(ctx: ChartContext) -> alt.Chart:
     return agg.mark_bar().encode(
         x=alt.X(
             "engine_precision:N",
-            title="Inference engine and weight precision",
+            # two lines: one (about 240 px) is as wide as a phone's plot, and an axis title wider than the
+            # plot makes fit-x shrink the plot by its overflow on each pass (237 -> 239 -> 240 px, issue 26)
+            title=["Inference engine and", "weight precision"],
             sort=alt.EncodingSortField("precision_order", op="min"),
             axis=fitted_axis(0, room=95),  # "tensorrt-llm FP16": ~85 px at 10 px
         ),

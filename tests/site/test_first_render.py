@@ -105,7 +105,8 @@ def chart_pages(site: Path) -> list[str]:
 PHONE = ("index.html", "explorer.html", "generated/views/tp-scaling.html",
          "generated/views/version-history.html", "generated/gpus/h200-sxm-141gb.html",
          "generated/models/llama-3-1-70b.html", "generated/views/latency-pareto.html",
-         "latency.html")  # fmt: skip
+         "latency.html", "engines.html", "generated/views/engine-comparison.html",
+         "guide/09-operating-points.html")  # fmt: skip
 
 
 def chart_problems(where: str, c: dict) -> list[str]:

@@ -93,9 +93,11 @@ LABELS = """async () => {
 }"""
 
 
-# Compare mode's ratio chart is being redrawn for issue 26 item 2 (a summary first, the ratio's axis; at
-# 390 px its log axis' "0.1" and "1" touch): not checked here until that lands.
-OWN_CHECK = {"compare.html", "ko/compare.html"}
+# Compare mode opened on a pair whose ratios span decades (FP16 against FP8: 0.05x to 1.2x today), besides
+# its default pair: at 390 px a log axis over 0.05-1.2 drew "0.1" on "1" before the axis dropped the labels
+# that touch (site_gen.charts.specs.compare_ratio). A pair the data no longer has draws no chart (nothing to
+# check), never a failure.
+WIDE_COMPARE = "compare.html?by=precision&a=FP8&b=FP16"
 
 
 def phone(browser: object, scheme: str) -> Watched:
@@ -142,9 +144,8 @@ def test_the_explorer_answers_on_the_first_screen(
 def test_no_axis_labels_overlap_and_no_point_label_is_cut(
     real_site: Path, real_url: str, browser: object, lang: str, scheme: str
 ) -> None:
-    pages = [
-        p for p in chart_pages(real_site / "site") if p.startswith("ko/") == bool(lang) and p not in OWN_CHECK
-    ]
+    pages = [p for p in chart_pages(real_site / "site") if p.startswith("ko/") == bool(lang)]
+    pages.append(lang + WIDE_COMPARE)
     w = phone(browser, scheme)
     problems: list[str] = []
     labels = 0

@@ -224,6 +224,50 @@ def test_pages_do_not_jump_while_their_charts_and_filters_arrive(
         w.close()
 
 
+# Every layout shift from the navigation's start (an init script, before the page's own scripts), with the
+# elements that moved: the upper bound of CLS (the sum) and, for the message, what to reserve room for.
+SHIFT_LOG = """window.lbShifts = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (!e.hadRecentInput) window.lbShifts.push({
+    value: e.value, at: e.startTime,
+    moved: e.sources.map((s) => s.node && s.node.nodeType === 1 ? s.node.nodeName + '.' + s.node.className
+                                                                 : '?'),
+  });
+}).observe({type: 'layout-shift', buffered: true});"""
+# the shifts once none came for 1.5 s (a fill that follows the data arrives later on a slow CPU)
+SETTLED = """async () => {
+  for (let last = -1; last !== window.lbShifts.length;) {
+    last = window.lbShifts.length;
+    await new Promise((r) => setTimeout(r, 1500));
+  }
+  return window.lbShifts;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["", "ko/"], ids=["en", "ko"])
+@pytest.mark.parametrize("path", ["compare.html", "guide/07-memory.html"], ids=["compare", "planner"])
+@pytest.mark.parametrize("size", [(1350, 940), (390, 844)], ids=["desktop", "phone"])
+def test_compare_and_the_planner_do_not_jump_on_a_slow_cpu(
+    real_url: str, browser: object, path: str, lang: str, size: tuple[int, int]
+) -> None:
+    """Lighthouse desktop's viewport (1350x940) and a CPU four times slower (CDP, as Lighthouse's mobile
+    run): compare's answer, pickers and legend, filled once the data arrive, pushed its chart 216 px down
+    (Lighthouse desktop: CLS 0.159; this measure at 1350x940: 0.089 before the room was reserved, 0.0006
+    after; at 390x844: 0.135 before, 0.0008 after). The planner page (guide 07) scored 0.16 in one
+    Lighthouse desktop run of four (0, 0.02, 0 in the others); checked the same way."""
+    w = Watched(browser, *size)
+    try:
+        w.page.add_init_script(SHIFT_LOG)
+        w.context.new_cdp_session(w.page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
+        w.open(f"{real_url}/{lang}{path}")
+        shifts = w.page.evaluate(SETTLED)
+        total = sum(s["value"] for s in shifts)
+        assert total <= 0.1, (total, [s for s in shifts if s["value"] > 0.005])
+        assert w.errors == []
+    finally:
+        w.close()
+
+
 @pytest.mark.parametrize("lang", ["", "ko/"], ids=["en", "ko"])
 @pytest.mark.parametrize("size", [(1440, 900), (390, 844)], ids=["desktop", "phone"])
 def test_the_run_card_page_does_not_jump_when_its_card_arrives(

@@ -192,7 +192,8 @@ export function mountCompare(root, charts) {
     const side = (r) => [state.a, state.b].includes(String(r[byDim().column]));
     if (estSum) estSum.held = state.low ? 0 : filtered(est).filter((r) => isHeldBack(r) && side(r)).length;
     renderAnswer(nodes, ui, { a: state.a, b: state.b, sum, shared, est: estSum });
-    nodes.legend.hidden = !list.length;
+    // hidden, not removed: its line is kept from the first paint (no layout shift when it appears)
+    nodes.legend.style.visibility = list.length ? "" : "hidden";
     nodes.legendEstimate.hidden = !estimated.length;
     renderList(nodes.details, tableNode, ui, {
       a: state.a, b: state.b, rows: list, withEstimates: state.estimates, href: (id) => cardHref(root, id),
