@@ -166,16 +166,26 @@ def gpu_color(ctx: ChartContext, legend: bool = True) -> alt.Color:
 
 # The least room (px) between two slanted axis labels: one line of Vega's 10 px label font.
 LABEL_LINE_PX = 12
+# What a chart's y axis takes left of the plot: labels up to "100,000", their padding and the title.
+Y_AXIS_PX = 60
 
 
 def fitted_axis(angle: int = 0, room: float = 0, **kwargs: Any) -> alt.Axis:
     """A discrete x axis whose labels turn upright (-90°) where a band is too narrow for them at ``angle``
     (13 GPU names at -30°, "TP1 × PP2" or "tensorrt-llm FP16" level overlapped on a phone, issue 26).
     ``room``: the width (px) the longest label needs level (angle 0); a slanted label needs
-    ``LABEL_LINE_PX / |sin angle|`` between neighbours, an upright one LABEL_LINE_PX per line. The band is
-    the plot's width over the number of names (Vega's ``domain('x')``), so the angle follows a resize."""
+    ``LABEL_LINE_PX / |sin angle|`` between neighbours, an upright one LABEL_LINE_PX per line.
+
+    The band is judged from the chart's container (``containerSize()``), less the y axis and, for level
+    labels, the half label that overhangs the plot's right edge; not from the plot's ``width``, which
+    autosize "fit" sets after laying the labels out: level labels overhang and narrow the plot, upright
+    ones do not, so a band near the limit flipped the angle after the layout and left the last label cut
+    off at the chart's edge (engines.html on a phone). Where the container has no width (an export, a
+    hidden box), ``width``."""
     need = room if angle == 0 else LABEL_LINE_PX / abs(math.sin(math.radians(angle)))
-    expr = f"(width / max(1, length(domain('x'))) < {math.ceil(need)} ? -90 : {angle})"
+    reserve = Y_AXIS_PX + (room / 2 if angle == 0 else 0)
+    plot = f"(containerSize()[0] > 0 ? containerSize()[0] - {math.ceil(reserve)} : width)"
+    expr = f"({plot} / max(1, length(domain('x'))) < {math.ceil(need)} ? -90 : {angle})"
     return alt.Axis(labelAngle=alt.ExprRef(expr), **kwargs)
 
 

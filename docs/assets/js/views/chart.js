@@ -197,6 +197,9 @@ export async function setRows(chart, all) {
     chart.titleParts = chartTitle(all);
     setTitle(chart);
   }
+  // shown before the run that draws the rows: an axis judges its labels' room from the container's width
+  // (site_gen.charts.specs.fitted_axis), which a hidden box does not have; hidden again below if empty
+  if (rows.length) chart.target.hidden = false;
   await chart.view.runAsync();
   // a run that changed the width is laid out again (relayout): the chart is drawn when that has settled
   while (chart.relayout) await chart.relayout;
