@@ -515,3 +515,7 @@ app.add_typer(site_app, name="site")
 
 def main() -> None:  # pragma: no cover - console-script entry point
     app()
+
+
+if __name__ == "__main__":  # `python -m bench.cli ...` runs the same CLI as `llmbench ...`
+    main()
