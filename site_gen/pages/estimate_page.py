@@ -16,6 +16,7 @@ serves the runs.
 from __future__ import annotations
 
 import html
+import json
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -24,14 +25,19 @@ from typing import TYPE_CHECKING
 import altair as alt
 
 from bench.contract.estimate_bands import bands, gpus_class, read_table, summary
+from site_gen import i18n
+from site_gen.charts.vega_compile import compile_spec
+from site_gen.data import dataset
 from site_gen.data.dimensions import ENGINE_NAMES, Dimension, release_label
 from site_gen.data.dimensions import get as dimension
+from site_gen.pages.widgets import dimension_json, static_bar
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from site_gen.charts.specs import ChartContext
     from site_gen.data.estimates import EngineCount
+    from site_gen.pages.markers import Page
 
 Row = dict[str, str]
 
@@ -280,3 +286,92 @@ def confidence_counts(rows: list[Row]) -> dict[str, int]:
 
 def table_rows() -> list[Row]:
     return read_table()
+
+
+def render_marker(page: Page) -> str:
+    """The ``<!-- estimate-accuracy -->`` marker on ``page``: the engines' counts, the tables and the
+    filterable scatter from the committed validation table (its pairs in their own data file, shared by
+    the languages), and the planner's cross-check."""
+    from site_gen.charts import specs as charts
+    from site_gen.pages.markers import DATA_DIR, localize, reserved_height
+
+    rows = table_rows()
+    tables = render(page.site.cat.t, rows)
+    if not rows:
+        return tables
+    frame = pairs_frame(rows, list(page.site.ctx.gpus))
+    if "estimate-pairs" not in page.site.keys:
+        page.site.keys["estimate-pairs"] = page.site.keep(dataset.frame_file("pairs", frame))
+    key = page.site.keys["estimate-pairs"]
+    src = page._rel(f"{DATA_DIR}/{key}.js")
+    spec = json.dumps(
+        compile_spec(localize(charts.to_spec(scatter(page.site.ctx)), i18n.translator(page.site.lang))),
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    chart = {
+        "spec": spec,
+        "fixed": "{}",
+        "src": src,
+        "key": key,
+        "label": page.site.cat.t("est.chart_label"),
+        "card": page.card,
+        "caption": page.site.cat.t("est.chart_caption"),
+        "reserve": reserved_height(spec),
+    }
+    # the chart in a filter scope of its own data (the explorer's bar and URL state over the pairs)
+    dims = filter_dims()
+    chart = page.site.render(
+        "view.html.j2",
+        fixed="{}",
+        src=src,
+        key=key,
+        dims=json.dumps([dimension_json(d, page.site.cat) for d in dims]),
+        defaults="{}",
+        card=page.card,
+        bar=static_bar(frame, dims, {}, page.site.cat),
+        charts=[chart],
+        after="",
+    )
+    return chart + _engine_counts(page) + tables + _planner_check(page)
+
+
+def _engine_counts(page: Page) -> str:
+    """The estimates per engine, counted in the site database (not the validation table: an engine
+    without a published run to pair has estimates but no pair)."""
+    from site_gen.data import estimates
+
+    if page.site.db is None or not page.site.db.exists():
+        return ""
+    return engine_section(page.site.cat.t, estimates.engine_counts(page.site.db))
+
+
+def _planner_check(page: Page) -> str:
+    """Where the memory planner says a committed estimate's configuration does not fit."""
+    from site_gen.data import estimate_memory
+
+    if page.site.db is None or not page.site.db.exists():
+        return ""
+    rows = estimate_memory.estimate_rows(page.site.db)
+    if not rows:
+        return ""
+    found = estimate_memory.disagreements(rows)
+    t = page.site.cat.t
+    out = [f'<h2 id="planner">{html.escape(t("est.planner_h"))}</h2>']
+    text = (
+        t("est.planner_none", n=f"{len(rows):,}")
+        if not found
+        else t("est.planner_some", n=f"{len(found):,}", total=f"{len(rows):,}")
+    )
+    out.append(f"<p>{html.escape(text)}</p>")
+    if found:
+        out.append("<ul>")
+        for d in found[:50]:
+            line = (
+                f"{d.gpu}, {d.model} {d.precision}, TP {d.tp} PP {d.pp}, batch {d.batch} x {d.seq_len} "
+                f"tokens: {d.planner_gib:,.1f} GiB > {d.gpu_gib:g} GB"
+            )
+            href = f"{page.card}#{d.run_id}"
+            out.append(f'<li><a href="{html.escape(href, quote=True)}">{html.escape(line)}</a></li>')
+        out.append("</ul>")
+    return "\n".join(out)

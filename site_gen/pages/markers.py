@@ -41,16 +41,25 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
 
 import markupsafe
 
 from site_gen import i18n
 from site_gen.charts.vega_compile import compile_spec
 from site_gen.data import dataset
-from site_gen.data.dimensions import DIMENSIONS, LIMITS, Filters, mask, release_label
+from site_gen.data.dimensions import DIMENSIONS, Filters, mask, release_label
 from site_gen.data.dimensions import get as dimension
-from site_gen.data.queries import OVER_BOUND, within_bound
+from site_gen.data.queries import within_bound
+from site_gen.pages.widgets import (
+    CARD_SECTIONS,
+    CITE_SECTION,
+    card_sections,
+    dimension_json,
+    limits,
+    presets,
+    static_bar,
+    table_columns,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -224,19 +233,6 @@ def _english_specs(name: str, height: int, ctx: ChartContext) -> tuple[dict[str,
     from site_gen.charts import views
 
     return tuple(charts.to_spec(c) for c in views.get(name).build(replace(ctx, height=height)))
-
-
-def dimension_json(d: Any, cat: i18n.Catalogue) -> dict:
-    """A filter dimension for the page script, its label and help in the catalogue's language."""
-    out = d.as_json()
-    out["label"] = cat.messages.get(f"dimensions.{d.key}.label", d.label)
-    out["help"] = cat.messages.get(f"dimensions.{d.key}.help", d.help)
-    # values the catalogue names in each language (source kinds); other values are data, shown as they are
-    prefix = f"dimension_values.{d.key}."
-    names = {k[len(prefix) :]: v for k, v in cat.messages.items() if k.startswith(prefix)}
-    if names:
-        out["values"] = names
-    return out
 
 
 class Page:
@@ -528,96 +524,12 @@ class Page:
         return advisor.render(self)
 
     def _render_estimate_accuracy(self, mk: Marker) -> str:
-        """How good the estimates are (``site_gen.pages.estimate_page``): tables and a chart from the
-        committed validation table, its pairs in their own data file."""
-        from site_gen.charts import specs as charts
+        """How good the estimates are (``site_gen.pages.estimate_page.render_marker``)."""
         from site_gen.pages import estimate_page
 
         if mk.filters:
             raise MarkerError("estimate-accuracy marker: takes no filters")
-        rows = estimate_page.table_rows()
-        tables = estimate_page.render(self.site.cat.t, rows)
-        if not rows:
-            return tables
-        frame = estimate_page.pairs_frame(rows, list(self.site.ctx.gpus))
-        if "estimate-pairs" not in self.site.keys:
-            self.site.keys["estimate-pairs"] = self.site.keep(dataset.frame_file("pairs", frame))
-        key = self.site.keys["estimate-pairs"]
-        src = self._rel(f"{DATA_DIR}/{key}.js")
-        spec = json.dumps(
-            compile_spec(
-                localize(
-                    charts.to_spec(estimate_page.scatter(self.site.ctx)), i18n.translator(self.site.lang)
-                )
-            ),
-            separators=(",", ":"),
-            ensure_ascii=False,
-        )
-        chart = {
-            "spec": spec,
-            "fixed": "{}",
-            "src": src,
-            "key": key,
-            "label": self.site.cat.t("est.chart_label"),
-            "card": self.card,
-            "caption": self.site.cat.t("est.chart_caption"),
-            "reserve": reserved_height(spec),
-        }
-        # the chart in a filter scope of its own data (the explorer's bar and URL state over the pairs)
-        dims = estimate_page.filter_dims()
-        chart = self.site.render(
-            "view.html.j2",
-            fixed="{}",
-            src=src,
-            key=key,
-            dims=json.dumps([dimension_json(d, self.site.cat) for d in dims]),
-            defaults="{}",
-            card=self.card,
-            bar=static_bar(frame, dims, {}, self.site.cat),
-            charts=[chart],
-            after="",
-        )
-        return chart + self._engine_counts() + tables + self._planner_check()
-
-    def _engine_counts(self) -> str:
-        """The estimates per engine, counted in the site database (not the validation table: an engine
-        without a published run to pair has estimates but no pair)."""
-        from site_gen.data import estimates
-        from site_gen.pages import estimate_page
-
-        if self.site.db is None or not self.site.db.exists():
-            return ""
-        return estimate_page.engine_section(self.site.cat.t, estimates.engine_counts(self.site.db))
-
-    def _planner_check(self) -> str:
-        """Where the memory planner says a committed estimate's configuration does not fit."""
-        from site_gen.data import estimate_memory
-
-        if self.site.db is None or not self.site.db.exists():
-            return ""
-        rows = estimate_memory.estimate_rows(self.site.db)
-        if not rows:
-            return ""
-        found = estimate_memory.disagreements(rows)
-        t = self.site.cat.t
-        out = [f'<h2 id="planner">{html.escape(t("est.planner_h"))}</h2>']
-        text = (
-            t("est.planner_none", n=f"{len(rows):,}")
-            if not found
-            else t("est.planner_some", n=f"{len(found):,}", total=f"{len(rows):,}")
-        )
-        out.append(f"<p>{html.escape(text)}</p>")
-        if found:
-            out.append("<ul>")
-            for d in found[:50]:
-                line = (
-                    f"{d.gpu}, {d.model} {d.precision}, TP {d.tp} PP {d.pp}, batch {d.batch} x {d.seq_len} "
-                    f"tokens: {d.planner_gib:,.1f} GiB > {d.gpu_gib:g} GB"
-                )
-                href = f"{self.card}#{d.run_id}"
-                out.append(f'<li><a href="{html.escape(href, quote=True)}">{html.escape(line)}</a></li>')
-            out.append("</ul>")
-        return "\n".join(out)
+        return estimate_page.render_marker(self)
 
     def _render_memory_check(self, mk: Marker) -> str:
         """The planner page's cross-check from the committed AIConfigurator memory table."""
@@ -695,215 +607,3 @@ def reserved_height(spec: str) -> int | None:
     """Pixels to reserve for a chart before it is drawn: its plot height + ``CHART_CHROME_PX``."""
     height = json.loads(spec).get("height")
     return height + CHART_CHROME_PX if isinstance(height, int | float) else None
-
-
-def limits(sub: pd.DataFrame, cat: i18n.Catalogue) -> list[dict[str, Any]]:
-    """The latency filters (``dimensions.LIMITS``) whose figure some run of the scope has (the A100 page,
-    published peak figures only, gets none), labelled in the catalogue's language."""
-    out = []
-    for lim in LIMITS:
-        if lim.column not in sub or not sub[lim.column].notna().any():
-            continue
-        d = lim.as_json()
-        d["label"] = cat.messages.get(f"limits.{lim.key}.label", lim.label)
-        d["help"] = cat.messages.get(f"limits.{lim.key}.help", lim.help)
-        out.append(d)
-    return out
-
-
-def static_bar(
-    sub: pd.DataFrame, dims: Any, defaults: Filters, cat: i18n.Catalogue | None = None
-) -> list[dict[str, Any]]:
-    """The filter bar's buttons as the page script first draws them (a dimension with one value only is
-    left out), drawn into the HTML so that the bar takes its height before the script replaces it."""
-    out = []
-    for d in dims:
-        chosen = defaults.get(d.key, [])
-        if sub[d.column].nunique() < 2 and not chosen:
-            continue
-        dj = dimension_json(d, cat or i18n.load(i18n.DEFAULT))
-        names = dj.get("values", {})
-        out.append({"key": d.key, "label": dj["label"], "chosen": [names.get(v, v) for v in chosen]})
-    return out
-
-
-# $ per million output tokens, derived in the page from the reader's $/GPU-hour price and each run's
-# n_gpus and output_tps (site_gen.charts.latency_views.cost_per_million_tokens is the same formula); no column
-# of the data, so the column is marked "derived" and the page script computes it.
-COST = "cost_per_mtok"
-
-# The explorer table's columns, throughput first (what a reader came for, visible without scrolling
-# sideways on a phone), then the configuration, the source and the run card. The page script hides the
-# columns whose value is the same for every run of the page (unless "always"); the CSV keeps them all.
-# (key, label, numeric, always, help)
-TABLE: tuple[tuple[str, str, bool, bool, str], ...] = (
-    (
-        "output_tps_per_gpu",
-        "Output tok/s per GPU",
-        True,
-        True,
-        "Output tokens/s divided by the run's GPU count",
-    ),
-    ("output_tps", "Output tok/s (all GPUs)", True, True, "Output tokens/s over all GPUs of the run"),
-    (
-        COST,
-        "$ per 1M output tokens at your {price}/GPU-h",
-        True,
-        True,
-        "Derived from your $/GPU-hour price (the box above the table; an assumption, not a published"
-        " figure): price × GPUs / (output tokens/s × 3600) × 10^6",
-    ),
-    ("gpu", "GPU", False, False, ""),
-    ("model_name", "Model", False, False, ""),
-    (
-        "precision",
-        "Precision",
-        False,
-        False,
-        "Weight precision; Mixed: a source giving several precisions at once",
-    ),
-    ("isl", "ISL", True, False, "Input sequence length, tokens"),
-    ("osl", "OSL", True, False, "Output sequence length, tokens"),
-    ("tp", "TP", True, False, "Tensor-parallel size"),
-    ("pp", "PP", True, False, "Pipeline-parallel size"),
-    ("num_requests", "Requests sent", True, False, "Requests sent over the whole run (at once: Concurrency)"),
-    ("engine", "Engine", False, False, ""),
-    ("engine_version", "Version", False, False, "Engine release"),
-    ("publisher", "Source", False, False, "Who measured or published the figure"),
-    (
-        "source_kind",
-        "Source kind",
-        False,
-        False,
-        "measured: run by llmbench; published: from a third party's table",
-    ),
-)
-OPTIONAL_TABLE = (
-    ("pct_of_bound", "% of speed-of-light", True, False, "Measured / physical bound of the GPU and model"),
-    ("bound_output_tps", "Bound tok/s (all GPUs)", True, False, "Speed-of-light bound, output tokens/s"),
-    # latency (issue 15): null for runs whose source gives only peak throughput, so hidden on pages
-    # where no run has them (a column with one value everywhere is hidden)
-    ("concurrency", "Concurrency", True, False, "Requests in flight"),
-    ("output_tps_per_user", "Tok/s per user", True, False, "Output tokens/s per user (interactivity)"),
-    ("ttft_ms_avg", "TTFT mean (ms)", True, False, "Time to first token, mean over requests"),
-    ("tpot_ms_avg", "TPOT mean (ms)", True, False, "Time per output token after the first, mean"),
-    ("request_latency_ms_avg", "End-to-end mean (ms)", True, False, "Request latency, mean over requests"),
-    # repeated runs (issue 30): measured runs only; null for published figures, so hidden where none is
-    ("samples", "Samples", True, False, "Repetitions the figures are the median of; 1: a single sample"),
-)
-RUN_CARD_COLUMN = (
-    "run_id",
-    "Run",
-    False,
-    True,
-    "The run's card: every field, its source and how to reproduce it",
-)
-
-
-def table_columns(columns: Any, cat: i18n.Catalogue | None = None) -> list[dict[str, Any]]:
-    """The explorer table: the run card first (issue 26: the link a reader clicks, on screen at any width),
-    then ``TABLE`` and the optional columns present; the headers and their tooltips in the catalogue's
-    language (English by default). A column with a ``short`` label in the catalogue shows it (headers stay
-    within two lines) and keeps the long one as ``long``, the header's title."""
-    cat = cat or i18n.load(i18n.DEFAULT)
-    rows = [*TABLE, *(c for c in OPTIONAL_TABLE if c[0] in columns)]
-    if "run_id" in columns:
-        rows.insert(0, RUN_CARD_COLUMN)
-    out = []
-    for k, label, num, always, help_ in rows:
-        col = {
-            "key": k,
-            "label": cat.messages.get(f"table.{k}.label", label),
-            "numeric": num,
-            "always": always,
-            "help": cat.messages.get(f"table.{k}.help", help_),
-        }
-        if short := cat.messages.get(f"table.{k}.short"):
-            col["long"], col["label"] = col["label"], short
-        out.append(col)
-    for col in out:
-        if col["key"] == COST:
-            col["derived"] = "cost"  # results-table.js: price × n_gpus / (output_tps × 3600) × 10^6
-        if col["key"] == "run_id":
-            col["card"] = True  # results-table.js links the cell to the run card
-        if col["key"] == "pct_of_bound" and OVER_BOUND in columns:
-            col["flag"] = OVER_BOUND  # results-table.js marks the cell (⚠) with this column's text as title
-        if col["key"] == "pct_of_bound" and "bound_note" in columns:
-            col["note"] = "bound_note"  # results-table.js: "unknown" or "48 *", the note's sentences as title
-    return out
-
-
-# The run card's sections: (section key, [column, ...]); a field without a value is left out. Titles and
-# labels live in the catalogue (site_gen/i18n/<lang>.yaml, ``card.sections`` and ``card.fields``), so the
-# Korean card is Korean; the page script (views/run-card.js) knows no field.
-CARD_SECTIONS: list[tuple[str, list[str]]] = [
-    # first, so that an estimate's card says so before any figure (fields only estimates have)
-    ("estimate", [
-        "est_band", "est_confidence", "est_category", "est_estimator", "est_search", "est_mapping",
-    ]),
-    ("result", [
-        "output_tps_per_gpu", "output_tps", "output_tps_per_user", "total_tps", "requests_per_s",
-        "throughput_basis", "pct_of_bound", "bound_output_tps", "bound_note", "erratum",
-        # repeated runs (issue 30): the figures are the median of `samples`; the range of the repetitions
-        "samples", "output_tps_per_gpu_min", "output_tps_per_gpu_max", "output_tps_per_user_min",
-        "output_tps_per_user_max",
-    ]),
-    ("configuration", [
-        "gpu", "model_name", "model", "checkpoint", "precision", "kv_cache_dtype", "weights", "tp", "pp",
-        "ep", "n_gpus", "isl", "osl", "num_requests", "concurrency", "dataset", "input_stdev", "output_stdev",
-    ]),
-    ("engine_settings", [
-        "engine", "engine_version", "engine_version_file", "workflow", "benchmark_tool", "max_batch_size",
-        "max_num_tokens", "kv_cache_free_gpu_mem_fraction", "attention_dp", "streaming", "extra_options",
-    ]),
-    ("environment", [
-        "system", "gpu_label", "architecture", "gpu_memory_gb", "hbm_bandwidth_tb_s", "gpus_per_node",
-        "nodes", "interconnect", "container_image",
-    ]),
-    ("latency", [
-        f"{m}_{p}" for m in ("ttft_ms", "tpot_ms", "request_latency_ms") for p in ("avg", "p50", "p90", "p99")
-    ]),
-    ("source", [
-        "basis", "source_kind", "publisher", "source_title", "source_url", "site_url", "submitter", "date",
-        "timestamp", "source_notes", "file", "run_index",
-    ]),
-    ("reproduce", ["command", "source_commands", "notes"]),
-]  # fmt: skip
-# "Cite this" (site_gen.data.cite): in the run cards' data file as templates with "{run_id}" where the run's
-# id goes; the page script (views/run-card.js) puts the id in. Last, after Reproduce.
-CITE_SECTION: tuple[str, list[str]] = ("cite", ["cite_text", "cite_bibtex"])
-
-
-def card_sections(
-    cat: i18n.Catalogue, sections: list[tuple[str, list[str]]] = CARD_SECTIONS
-) -> list[dict[str, Any]]:
-    """The card's sections as the page script reads them (``data-lb-sections``): a title and
-    [column, label] pairs, in the catalogue's language."""
-    return [
-        {"title": cat.t(f"card.sections.{key}"), "fields": [[f, cat.t(f"card.fields.{f}")] for f in fields]}
-        for key, fields in sections
-    ]
-
-
-def presets(df: pd.DataFrame, cat: i18n.Catalogue | None = None) -> list[dict[str, str]]:
-    """A few ready-made explorer views, each kept only if the data has runs for it."""
-    t = (cat or i18n.load(i18n.DEFAULT)).t
-    candidates: list[tuple[str, list[tuple[str, str]]]] = [
-        (t("widgets.preset_kisti"), [("source", "KISTI")]),
-        (t("widgets.preset_h200_a100"), [("gpu", "H200 SXM 141GB"), ("gpu", "A100 SXM4 80GB")]),
-    ]
-    nvidia = df[df["publisher"] == "NVIDIA"]
-    if not nvidia.empty:
-        latest = nvidia.loc[nvidia["version_key"].idxmax(), "engine_version"]
-        candidates.append(
-            (t("widgets.preset_latest_nvidia", version=latest), [("source", "NVIDIA"), ("version", latest)])
-        )
-    candidates.append((t("widgets.preset_fp8_h200"), [("gpu", "H200 SXM 141GB"), ("precision", "FP8")]))
-    out = []
-    for label, pairs in candidates:
-        filters: Filters = {}
-        for k, v in pairs:
-            filters.setdefault(k, []).append(v)
-        if mask(df, filters).any():
-            out.append({"label": label, "href": "?" + urlencode(pairs)})
-    return out

@@ -1,6 +1,6 @@
 """The page script's pure modules (docs/assets/js: state/filter.js, data/crossfilter.js, calc/compare.js,
 format.js) run under node and agree with their Python twins on the same cases: the URL query the build
-writes (site_gen.pages.markers.presets, urlencode), the rows a filter keeps (site_gen.data.dimensions.mask and
+writes (site_gen.pages.widgets.presets, urlencode), the rows a filter keeps (site_gen.data.dimensions.mask and
 LIMITS), compare mode's matched configurations (site_gen.pages.compare.matched), the cost column
 (site_gen.charts.latency_views.cost_per_million_tokens); and hand-worked cases for counts, geomean and
 formats.
@@ -78,7 +78,7 @@ LIMITS = [lim.as_json() for lim in dimensions.LIMITS]
 
 def test_filter_state_reads_the_query_the_build_writes_and_writes_it_back(node: Node) -> None:
     pairs = [("gpu", "H200 SXM 141GB"), ("gpu", "A100 SXM4 80GB"), ("precision", "FP8")]
-    query = "?" + urlencode(pairs)  # site_gen.pages.markers.presets' href
+    query = "?" + urlencode(pairs)  # site_gen.pages.widgets.presets' href
     keys = DIMS + LIMITS
     hostile = "?gpu=%3Cimg%3E&tpot_max=0x10&ttft_max=50&ttft_max=60&user_min=1e308&other=1"
     state, back, defaults, cleared, bad, other = node(
