@@ -252,7 +252,16 @@ def scatter(ctx: ChartContext) -> alt.LayerChart:
         charts.base(ctx)
         .mark_point(filled=True, opacity=0.5, size=20)
         .encode(
-            x=alt.X("published:Q", title="Published output tokens/s (per GPU, or per user)", scale=log),
+            # two lines: one (about 290 px) was wider than a phone's plot (about 200 px); the centred title's
+            # overhang took room from the plot, which moved the overhang, so the plot narrowed on every
+            # layout pass (201 then 194 px) and never settled (issue 26)
+            # a label that would touch its neighbour is dropped ("10" and "20" ran together on a phone)
+            x=alt.X(
+                "published:Q",
+                title=["Published output tokens/s", "(per GPU, or per user)"],
+                scale=log,
+                axis=alt.Axis(labelOverlap="greedy", labelSeparation=4),
+            ),
             y=alt.Y("estimate:Q", title="AIConfigurator estimate, same metric", scale=log),
             color=charts.gpu_color(ctx),
             tooltip=[

@@ -593,14 +593,25 @@ class Page:
 CHART_CHROME_PX = 110
 
 
+# What compare mode's dot plot adds to its lines, the same at any width (no legend, no chart title, level
+# x labels, one line of x title): the x axis under the plot, Vega's defaults (tick 5 + label padding 2 +
+# 10 px labels + title padding 4 + 11 px title = 32 px, and half the axis line's pixel), a pixel above the
+# first line (the rule at 1 overhangs it), the view's padding (5 + 5) and the 4 px vega-embed leaves under
+# its canvas: 47.5, drawn as 47 (the canvas rounds down). CHART_CHROME_PX reserved 63 px of nothing under
+# the chart (issue 26); tests/site/test_compare_reserve.py measures both in Chromium at 390 and 1440 px.
+COMPARE_CHROME_PX = 47
+
+
 def compare_reserve(runs: pd.DataFrame, default: dict[str, str] | None) -> int:
     """Pixels to reserve for compare mode's dot plot as the page opens (on its default pair): one line
-    per workload (``charts.COMPARE_STEP``) + ``CHART_CHROME_PX``; another pair's plot grows or shrinks."""
+    per workload (``charts.COMPARE_STEP``) + ``COMPARE_CHROME_PX``, the height the chart draws, so the page
+    neither keeps a gap under it nor moves when it arrives; another pair's plot grows or shrinks (the
+    page script drops the reservation once the chart is drawn)."""
     from site_gen.charts import specs as charts
     from site_gen.pages import compare
 
     lines = compare.workloads(runs, "gpu", default["a"], default["b"]) if default else 0
-    return charts.COMPARE_STEP * max(lines, 1) + CHART_CHROME_PX
+    return charts.COMPARE_STEP * max(lines, 1) + COMPARE_CHROME_PX
 
 
 def reserved_height(spec: str) -> int | None:

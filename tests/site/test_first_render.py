@@ -106,7 +106,9 @@ PHONE = ("index.html", "explorer.html", "generated/views/tp-scaling.html",
          "generated/views/version-history.html", "generated/gpus/h200-sxm-141gb.html",
          "generated/models/llama-3-1-70b.html", "generated/views/latency-pareto.html",
          "latency.html", "engines.html", "generated/views/engine-comparison.html",
-         "guide/09-operating-points.html")  # fmt: skip
+         "guide/09-operating-points.html",
+         # its scatter's one-line x title, wider than a phone's plot, narrowed the plot on every pass
+         "estimates-accuracy.html")  # fmt: skip
 
 
 def chart_problems(where: str, c: dict) -> list[str]:

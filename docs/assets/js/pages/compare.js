@@ -220,6 +220,9 @@ export function mountCompare(root, charts) {
     record.source = () => null; // compare sets the rows itself
     chart = await charts.draw(record);
     await update(false);
+    // the box's room was reserved for the default pair's plot (site_gen.pages.markers.compare_reserve),
+    // which it now holds: a pair with fewer lines must not keep the rest as a gap under its chart
+    chart.el.style.minHeight = "";
   }
 
   return { ready: start(), destroy() {} };
