@@ -252,7 +252,7 @@ function start(root, rows) {
     read();
     update();
   };
-  window.addEventListener("popstate", onPop);
+  const offPop = url.onPopState(onPop);
   read();
   systemSel.addEventListener("change", fillRounds);
   measureSel.addEventListener("change", () => fillChart());
@@ -271,7 +271,7 @@ function start(root, rows) {
     seen.disconnect();
     clearTimeout(resizeTimer);
     window.removeEventListener("resize", onResize);
-    window.removeEventListener("popstate", onPop);
+    offPop();
     for (const m of multis) m.destroy();
   };
 }
