@@ -144,6 +144,9 @@ export function sendToKorean() {
 
 /** The Korean home reached by sendToKorean: why, and the way back (the language switch's twin link). */
 export function langSentNotice(sentence, back) {
+  // only the Korean home can be where sendToKorean sent the reader: no other page touches sessionStorage,
+  // whose first use in a page held a phone's main thread for ~30 ms (120 ms at Lighthouse's 4x)
+  if (document.documentElement.lang !== "ko" || !isHome(languageHome("ko"))) return;
   let sent = null;
   try {
     sent = sessionStorage.getItem(SENT_KEY);
