@@ -131,7 +131,7 @@ document.addEventListener("keydown", (ev) => {
 });
 // Another run's permalink on the run card's page: redraw the card.
 window.addEventListener("hashchange", () => page && page.parts.forEach((p) => p.hashchange && p.hashchange()));
-window.addEventListener("popstate", () => {
+url.onPopState(() => {
   if (!page) return;
   page.charts.popstate();
   page.scopes.forEach((s) => s.popstate());

@@ -263,7 +263,8 @@ export function mountAdvisor(root, win) {
       state = Object.assign({}, state, { prices: Object.assign({}, defaults.prices) });
       render(true);
     }, on);
-    win.addEventListener("popstate", () => {
+    // Back/Forward: the theme's guard fires lb:popstate (state/url.js onPopState says why)
+    win.addEventListener("lb:popstate", () => {
       state = readState(win.location.search, defaults, choices).state;
       render(false);
     }, on);

@@ -3,6 +3,7 @@
 // In: queries and parameters from the pages. Out: the current search/hash. Side effects: history entries,
 // the language links' href, one capturing click listener (installLanguageSwitch), the reader's language
 // choice in localStorage and the one redirect of a Korean browser from the English home (sendToKorean).
+// Back and Forward come as "lb:popstate" (onPopState; why: there).
 
 export const search = () => location.search;
 export const hash = () => location.hash;
@@ -25,6 +26,22 @@ export function replaceQuery(params, keepState = true) {
   const q = String(params);
   history.replaceState(keepState ? history.state : null, "", location.pathname + (q ? "?" + q : "") + location.hash);
   syncLanguageLinks();
+}
+
+// Back and Forward: the site's listeners hear "lb:popstate", which the theme's guard (site_gen/theme/main.html)
+// fires on every traversal before Material's own popstate listener runs. A traversal that changes only the
+// query (a page's filters: the MLPerf page, the explorer, the advisor) is the page's own business, and the
+// guard keeps it from Material: the first popstate a page got always passed Material's filter (location$ is
+// distinct by pathname, and its first value has nothing to differ from), so it fetched the same page again
+// and put a fresh copy of its content in; the state the page script had just restored from the URL was
+// thrown away and the page mounted anew, its filters at the HTML's defaults until then (the MLPerf page's
+// accelerators read "none ticked", under load for seconds), its drawn table and open drop-down lost
+// (issue 26). A change of page or of #anchor still reaches Material.
+
+/** Run fn on each Back or Forward (the URL already the new one); returns the remover. */
+export function onPopState(fn) {
+  window.addEventListener("lb:popstate", fn);
+  return () => window.removeEventListener("lb:popstate", fn);
 }
 
 // Select boxes kept in the query (the MLPerf page's filters), one parameter each (nameOf(box)): a value
@@ -127,6 +144,9 @@ export function sendToKorean() {
 
 /** The Korean home reached by sendToKorean: why, and the way back (the language switch's twin link). */
 export function langSentNotice(sentence, back) {
+  // only the Korean home can be where sendToKorean sent the reader: no other page touches sessionStorage,
+  // whose first use in a page held a phone's main thread for ~30 ms (120 ms at Lighthouse's 4x)
+  if (document.documentElement.lang !== "ko" || !isHome(languageHome("ko"))) return;
   let sent = null;
   try {
     sent = sessionStorage.getItem(SENT_KEY);
@@ -162,6 +182,6 @@ export function installLanguageSwitch() {
     },
     true
   );
-  window.addEventListener("popstate", syncLanguageLinks);
+  onPopState(syncLanguageLinks);
   window.addEventListener("hashchange", syncLanguageLinks);
 }

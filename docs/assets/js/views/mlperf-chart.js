@@ -16,7 +16,8 @@ function svgEl(tag, attrs, text) {
 let measureCtx = null;
 function textWidth(text, font) {
   measureCtx = measureCtx || document.createElement("canvas").getContext("2d");
-  measureCtx.font = font;
+  // a font set is parsed again even when it is the same: only on a change (wrap() measures word by word)
+  if (measureCtx.lbFont !== font) measureCtx.font = measureCtx.lbFont = font;
   return measureCtx.measureText(text).width;
 }
 function wrap(text, font, width) {
