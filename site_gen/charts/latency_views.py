@@ -265,7 +265,8 @@ def frontier_box(cat: i18n.Catalogue) -> str:
     attrs = {"data-words": words, "data-buckets": json.dumps(list(BUCKETS))}
     body = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
     note = html.escape(cat.t("frontier.loading"))
-    return f'<section class="lb-frontier" {body}><p class="lb-status">{note}</p></section>'
+    # id: the advisor's link names it (#frontier), and the page script then draws the tables at once
+    return f'<section class="lb-frontier" id="frontier" {body}><p class="lb-status">{note}</p></section>'
 
 
 def _defaults(df: pd.DataFrame) -> Filters:
