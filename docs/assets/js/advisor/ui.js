@@ -223,7 +223,8 @@ export function mountAdvisor(root, win) {
     // The per-interactivity tables live on the Pareto view, filtered there to this model and workload.
     function drawFrontier() {
       const q = new URLSearchParams({ model: state.model, workload: state.wl });
-      fill(front, el(doc, "a", { href: root.dataset.pareto + "?" + q.toString(), text: t("frontierLink") }));
+      // #frontier: the view draws its tables at once (else as the reader scrolls near them)
+      fill(front, el(doc, "a", { href: root.dataset.pareto + "?" + q.toString() + "#frontier", text: t("frontierLink") }));
     }
 
     function showBad(bad) {

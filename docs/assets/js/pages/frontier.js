@@ -3,9 +3,10 @@
 // chart's rule for a point (both figures above 0), drawn by advisor/frontier.js after every filter change.
 // In: the placeholder (.lb-frontier: data-words, data-buckets) and its scope's controller (rows()).
 // Out: {ready, destroy}. Side effects: the placeholder's content; the baseline in the address (?base=).
+// Drawn when the reader comes near them (they sit a screen or more below the chart), not in the page load.
 
 import { renderFrontier } from "../advisor/frontier.js";
-import { say } from "../advisor/html.js";
+import { el, fill, say } from "../advisor/html.js";
 import * as url from "../state/url.js";
 import { yieldToMain } from "../tasks.js";
 
@@ -34,17 +35,55 @@ export function mountFrontier(host, scope) {
   const t = (k, v) => say(words, k, v);
   const scopeRoot = host.closest(".lb-scope") || document;
   const ctl = new AbortController(), on = { signal: ctl.signal };
+  // until drawn, the tables' title in place of the words for a reader without JavaScript
+  fill(host, el(document, "h2", { text: t("frontierTitle") }));
+  let drawn = false;
   const draw = () => {
+    drawn = true;
     renderFrontier(host, { doc: document, t, nf, curves: seriesCurves(scope.rows()), buckets, base: url.param(BASE_KEY) });
     host.dataset.lbDrawn = String((Number(host.dataset.lbDrawn) || 0) + 1);
   };
-  // the scope says when its rows changed (a filter, back/forward); the tables follow
-  scopeRoot.addEventListener("llmbench:rendered", draw, on);
+  // the scope says when its rows changed (a filter, back/forward); the tables, once drawn, follow
+  scopeRoot.addEventListener("llmbench:rendered", () => drawn && draw(), on);
   host.addEventListener("change", (ev) => {
     if (ev.target.name !== "base") return;
     url.setParam(BASE_KEY, ev.target.value, "");
     draw();
   }, on);
-  // in a task of its own: not appended to the task that drew the chart
-  return { ready: scope.ready.then(yieldToMain).then(draw), destroy: () => ctl.abort() };
+  // Printing shows them (drawn before the browser lays the page out for paper).
+  window.addEventListener("beforeprint", () => drawn || draw(), on);
+  // in a task of its own, once near: not appended to the task that drew the chart
+  scope.ready.then(() => near(host, ctl.signal)).then(yieldToMain).then(() => ctl.signal.aborted || drawn || draw());
+  return { ready: scope.ready, destroy: () => ctl.abort() };
+}
+
+// Resolves when the tables are due: at once where the address names them (#frontier, the advisor's link),
+// they show on the first screen (a tall window) or the browser has no IntersectionObserver; else when the
+// box comes within NEAR of the screen, watched from the reader's first scroll or resize (as
+// views/charts.js does for the charts below the first screen). Drawing them (their script and the page's
+// layout below the chart: 10-40 ms unthrottled on a loaded 2-core machine, x4 on Lighthouse's phone) in
+// the page load was one more long task for a reader who may never scroll down to them: they are
+// 1,300-1,400 px down on a phone's first screen and on a 1440x900 window's.
+const NEAR = "50% 0px";
+function near(host, signal) {
+  return new Promise((resolve) => {
+    if (location.hash === "#" + host.id || !window.IntersectionObserver) return resolve();
+    const observers = [];
+    const when = (margin) => {
+      const seen = new IntersectionObserver((entries) => {
+        if (margin === null) seen.disconnect(); // the first look only
+        if (!entries.some((e) => e.isIntersecting)) return;
+        seen.disconnect();
+        resolve();
+      }, { rootMargin: margin || "0px" });
+      seen.observe(host);
+      observers.push(seen);
+    };
+    when(null);
+    const watch = () => observers.length < 2 && when(NEAR);
+    const on = { passive: true, signal };
+    window.addEventListener("scroll", watch, on);
+    window.addEventListener("resize", watch, on);
+    signal.addEventListener("abort", () => observers.forEach((o) => o.disconnect()));
+  });
 }
