@@ -57,3 +57,130 @@ export function prefetch(paths) {
     document.head.append(link);
   }
 }
+
+/** Watches elements to say when each comes near the screen: the one way the page script draws something
+ * only when the reader may see it (the charts below the first screen, the MLPerf page's table of every
+ * result, the Pareto view's per-interactivity tables): what a reader never scrolls to costs a phone
+ * nothing in its page load. Whether an element is near is asked of an IntersectionObserver, whose answer
+ * comes after the browser's own layout: reading positions here would force a layout of the page in the
+ * middle of building it.
+ * margin: how near counts, as a CSS rootMargin ("50% 0px": within half the viewport's height).
+ * firstLook: null: the margin counts from the start. Else a test of the first answer's entry (the element
+ * shows on the first screen, with no margin); the margin counts only from the reader's first scroll or
+ * resize, so a page load draws only what its first screen shows, for a reader who may never scroll.
+ * signal: an AbortSignal (the page left by instant navigation): stops the watching; nothing resolves after.
+ * watch(el) gives {first, near}: first resolves with whether the first look found it showing (for
+ * firstLook null: in the margin), near when it is near (at once when first is true). forget(el) stops
+ * watching one element (drawn another way). Without IntersectionObserver, everything is near at once. */
+export function nearScreen({ margin = "0px", firstLook = null, signal = null } = {}) {
+  const IO = window.IntersectionObserver;
+  const pending = new Map(); // element -> {looked, near}: its promises' resolvers (looked null once answered)
+  let looking = null; // the first look (no margin)
+  let nearing = null; // the margin's observer: from the start, or from the first scroll or resize
+  let moved = !firstLook; // the margin counts
+
+  const drop = (el) => {
+    if (looking) looking.unobserve(el);
+    if (nearing) nearing.unobserve(el);
+    pending.delete(el);
+  };
+  const arrive = (el) => {
+    const p = pending.get(el);
+    drop(el);
+    if (p.looked) p.looked(false); // came near before the first look answered (a scroll at once)
+    if (p.near) p.near();
+  };
+  // no longer wanted near (drawn another way); a first look under way still answers (a caller may wait
+  // on it)
+  function forget(el) {
+    const p = pending.get(el);
+    if (!p) return;
+    p.near = null;
+    if (p.looked && firstLook) {
+      if (nearing) nearing.unobserve(el);
+      return;
+    }
+    if (p.looked) p.looked(false);
+    drop(el);
+  }
+  const observeNear = (el) => {
+    if (!nearing) {
+      nearing = new IO((entries) => {
+        for (const e of entries) {
+          const p = pending.get(e.target);
+          if (!p) continue;
+          if (!firstLook && p.looked) {
+            p.looked(e.isIntersecting);
+            p.looked = null;
+          }
+          if (e.isIntersecting) arrive(e.target);
+        }
+      }, { rootMargin: margin });
+    }
+    nearing.observe(el);
+  };
+  const onFirstLook = (entries) => {
+    for (const e of entries) {
+      looking.unobserve(e.target);
+      const p = pending.get(e.target);
+      if (!p || !p.looked) continue;
+      const shown = e.isIntersecting && firstLook(e);
+      p.looked(shown);
+      p.looked = null;
+      if (!p.near) drop(e.target);
+      else if (shown) arrive(e.target);
+      else if (moved) observeNear(e.target);
+    }
+  };
+  // the reader's first scroll or resize: from then on the margin counts, for every element still waiting
+  const off = () => {
+    window.removeEventListener("scroll", start);
+    window.removeEventListener("resize", start);
+  };
+  const start = () => {
+    off();
+    if (moved) return;
+    moved = true;
+    for (const [el, p] of pending) if (p.near) observeNear(el);
+  };
+  if (IO && firstLook) {
+    window.addEventListener("scroll", start, { passive: true });
+    window.addEventListener("resize", start, { passive: true });
+  }
+  if (signal) {
+    signal.addEventListener("abort", () => {
+      off();
+      if (looking) looking.disconnect();
+      if (nearing) nearing.disconnect();
+      pending.clear();
+    }, { once: true });
+  }
+
+  function watch(el) {
+    let looked, near;
+    const first = new Promise((resolve) => (looked = resolve));
+    const nearP = new Promise((resolve) => (near = resolve));
+    if (signal && signal.aborted) return { first, near: nearP };
+    if (!IO) {
+      looked(true);
+      near();
+      return { first, near: nearP };
+    }
+    pending.set(el, { looked, near });
+    if (firstLook) {
+      if (!looking) looking = new IO(onFirstLook);
+      looking.observe(el);
+    }
+    if (moved) observeNear(el);
+    return { first, near: nearP };
+  }
+  return { watch, forget };
+}
+
+/** Resolves when one element comes near the screen (nearScreen's rules; firstLook true: it shows at all);
+ * now: at once (the address names it: the reader asked for it). Never resolves once signal aborts. */
+export function whenNear(el, { margin = "0px", firstLook = null, signal = null, now = false } = {}) {
+  if (now) return Promise.resolve();
+  const test = firstLook === true ? () => true : firstLook;
+  return nearScreen({ margin, firstLook: test, signal }).watch(el).near;
+}

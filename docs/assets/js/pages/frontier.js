@@ -8,7 +8,7 @@
 import { renderFrontier } from "../advisor/frontier.js";
 import { el, fill, say } from "../advisor/html.js";
 import * as url from "../state/url.js";
-import { yieldToMain } from "../tasks.js";
+import { whenNear, yieldToMain } from "../tasks.js";
 
 // The chart's series (site_gen.charts.latency_views.SERIES), joined as its Vega expression joins them.
 export const SERIES = ["gpu", "engine", "precision", "workload"];
@@ -57,33 +57,13 @@ export function mountFrontier(host, scope) {
   return { ready: scope.ready, destroy: () => ctl.abort() };
 }
 
-// Resolves when the tables are due: at once where the address names them (#frontier, the advisor's link),
-// they show on the first screen (a tall window) or the browser has no IntersectionObserver; else when the
-// box comes within NEAR of the screen, watched from the reader's first scroll or resize (as
-// views/charts.js does for the charts below the first screen). Drawing them (their script and the page's
-// layout below the chart: 10-40 ms unthrottled on a loaded 2-core machine, x4 on Lighthouse's phone) in
-// the page load was one more long task for a reader who may never scroll down to them: they are
-// 1,300-1,400 px down on a phone's first screen and on a 1440x900 window's.
+// The tables are due at once where the address names them (#frontier, the advisor's link), they show on
+// the first screen (a tall window) or the browser has no IntersectionObserver; else when the box comes
+// within NEAR of the screen, watched from the reader's first scroll or resize (tasks.js whenNear, the
+// charts' rule of views/charts.js). Drawing them (their script and the page's layout below the chart:
+// 10-40 ms unthrottled on a loaded 2-core machine, x4 on Lighthouse's phone) in the page load was one more
+// long task for a reader who may never scroll down to them: they are 1,300-1,400 px down on a phone's
+// first screen and on a 1440x900 window's.
 const NEAR = "50% 0px";
-function near(host, signal) {
-  return new Promise((resolve) => {
-    if (location.hash === "#" + host.id || !window.IntersectionObserver) return resolve();
-    const observers = [];
-    const when = (margin) => {
-      const seen = new IntersectionObserver((entries) => {
-        if (margin === null) seen.disconnect(); // the first look only
-        if (!entries.some((e) => e.isIntersecting)) return;
-        seen.disconnect();
-        resolve();
-      }, { rootMargin: margin || "0px" });
-      seen.observe(host);
-      observers.push(seen);
-    };
-    when(null);
-    const watch = () => observers.length < 2 && when(NEAR);
-    const on = { passive: true, signal };
-    window.addEventListener("scroll", watch, on);
-    window.addEventListener("resize", watch, on);
-    signal.addEventListener("abort", () => observers.forEach((o) => o.disconnect()));
-  });
-}
+const near = (host, signal) =>
+  whenNear(host, { margin: NEAR, firstLook: true, signal, now: location.hash === "#" + host.id });

@@ -17,7 +17,7 @@
 
 import { el } from "../dom.js";
 import { COUNT } from "../format.js";
-import { yieldToMain } from "../tasks.js";
+import { whenNear, yieldToMain } from "../tasks.js";
 import { openSource } from "../data/source.js";
 import * as url from "../state/url.js";
 import { best, cmpRound, comparableKey, roundGroup, withFigures } from "../calc/mlperf.js";
@@ -145,13 +145,12 @@ function start(root, rows) {
   function wantAll() {
     if (allWanted) return;
     allWanted = true;
-    seen.disconnect();
+    leave.abort(); // the watching of its box
     fillAll();
   }
-  // a screen ahead: a reader scrolling at reading speed never meets an empty box, and what the drawing
-  // moves below the box is still off the screen (no layout shift the reader sees)
-  const seen = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && wantAll(),
-    { rootMargin: "100% 0px" });
+  // a screen ahead (tasks.js whenNear): a reader scrolling at reading speed never meets an empty box, and
+  // what the drawing moves below the box is still off the screen (no layout shift the reader sees)
+  const leave = new AbortController();
   api.drawAll = wantAll;
 
   function chartData() {
@@ -270,10 +269,10 @@ function start(root, rows) {
   // a link to the table (#all) draws it in the first render; else it waits for its box to near the screen
   allBox.setAttribute("data-pending", "");
   if (location.hash === "#all") allWanted = true;
-  else seen.observe(allBox);
+  else whenNear(allBox, { margin: "100% 0px", signal: leave.signal }).then(wantAll);
   update(true).then(() => (root.dataset.rendered = "1"));
   return () => {
-    seen.disconnect();
+    leave.abort();
     clearTimeout(resizeTimer);
     window.removeEventListener("resize", onResize);
     offPop();

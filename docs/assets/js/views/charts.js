@@ -6,7 +6,7 @@
 
 import { json, showError } from "../dom.js";
 import { UI } from "../messages.js";
-import { loadScripts, VEGA, yieldToMain } from "../tasks.js";
+import { loadScripts, nearScreen, VEGA, yieldToMain } from "../tasks.js";
 import { renderChart, setRows, syncUrlSignal } from "./chart.js";
 import { mountDataTable } from "./chart-table.js";
 
@@ -29,16 +29,19 @@ export function mountCharts(nodes, ctx) {
   const byNode = new Map();
   let alive = true;
   let drawing = Promise.resolve(); // the queue of chart drawings: one chart per task
-  let observer = null; // draws charts as they come near the screen (from the first scroll or resize)
-  let firstLook = null; // tells which charts show on the first screen
-  let later = []; // charts of the page left for later
-  let moved = false; // the reader has scrolled or resized since the page was shown
+  // the charts below the first screen wait for the reader's first scroll or resize (tasks.js nearScreen)
+  const leave = new AbortController();
+  const near = nearScreen({
+    margin: `${LAZY_MARGIN * 100}% 0px`,
+    firstLook: (e) => shows(e.boundingClientRect),
+    signal: leave.signal,
+  });
 
   // Draw the chart (once; one chart per task, in the order asked; now: at once, in this task).
   // Resolves when it is drawn.
   function draw(chart, now) {
     if (!chart.drawn && chart.source) {
-      if (observer) observer.unobserve(chart.el);
+      near.forget(chart.el);
       const paint = async () => {
         if (!window.vegaEmbed) await loadScripts(VEGA);
         if (!alive) return chart; // the page was left (instant navigation)
@@ -65,51 +68,13 @@ export function mountCharts(nodes, ctx) {
 
   // With its rows' source set: draw the chart now when it shows on the first screen, else when the reader
   // scrolls near it (or resizes the window). Resolves when the first drawing is done (at once for a chart
-  // left for later). Whether it shows is asked of an IntersectionObserver, whose answer comes after the
-  // browser's own layout: reading the chart's position here would force a layout of the page in the
-  // middle of building it (the largest part of a phone's page load after Material's bundle).
+  // left for later).
   function lazy(chart, source) {
     chart.source = source;
-    if (!window.IntersectionObserver) return draw(chart);
-    return new Promise((resolve) => {
-      chart.looked = resolve;
-      if (!firstLook) firstLook = new IntersectionObserver(onFirstLook, { threshold: [0, FIRST_SCREEN_SHARE] });
-      firstLook.observe(chart.el);
-    });
+    const { first, near: nearby } = near.watch(chart.el);
+    nearby.then(() => draw(chart));
+    return first.then((shown) => (shown ? draw(chart) : chart));
   }
-
-  function onFirstLook(entries) {
-    for (const e of entries) {
-      const chart = byNode.get(e.target);
-      firstLook.unobserve(e.target);
-      if (!chart || !chart.looked) continue;
-      const resolve = chart.looked;
-      chart.looked = null;
-      if (e.isIntersecting && shows(e.boundingClientRect)) {
-        resolve(draw(chart));
-        continue;
-      }
-      later.push(chart);
-      if (observer) observer.observe(chart.el);
-      else if (moved) watch();
-      resolve(chart);
-    }
-  }
-
-  // The observer starts at the reader's first scroll or resize: before it, a chart half a screen below
-  // the first would be drawn during the page load (a phone's busiest time) for a reader who may never
-  // scroll; from then on, each chart is drawn as it comes within LAZY_MARGIN of the screen.
-  function watch() {
-    moved = true;
-    if (observer || !later.length || !window.IntersectionObserver) return;
-    observer = new IntersectionObserver(
-      (entries) => entries.forEach((e) => e.isIntersecting && byNode.get(e.target) && draw(byNode.get(e.target))),
-      { rootMargin: `${LAZY_MARGIN * 100}% 0px` }
-    );
-    for (const c of later) if (!c.drawn) observer.observe(c.el);
-  }
-  window.addEventListener("scroll", watch, { passive: true });
-  window.addEventListener("resize", watch, { passive: true });
 
   for (const node of nodes) {
     const chart = { el: node, spec: json(node, "data-lb-spec", {}), view: null, rows: null, source: null, drawn: null };
@@ -140,11 +105,7 @@ export function mountCharts(nodes, ctx) {
     destroy() {
       alive = false;
       for (const c of list) if (c.view) c.view.finalize();
-      if (observer) observer.disconnect();
-      if (firstLook) firstLook.disconnect();
-      window.removeEventListener("scroll", watch);
-      window.removeEventListener("resize", watch);
-      later = [];
+      leave.abort();
     },
   };
 }
