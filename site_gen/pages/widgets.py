@@ -7,11 +7,13 @@ script (docs/assets/js) reads them and knows no column of its own.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from site_gen import i18n
 from site_gen.data.dimensions import LIMITS, Filters, mask
+from site_gen.data.memory import planner_payload
 from site_gen.data.queries import OVER_BOUND
 
 if TYPE_CHECKING:
@@ -241,3 +243,20 @@ def presets(df: pd.DataFrame, cat: i18n.Catalogue | None = None) -> list[dict[st
         if mask(df, filters).any():
             out.append({"label": label, "href": "?" + urlencode(pairs)})
     return out
+
+
+# The memory planner's host as guide page 07 writes it (docs/guide/07-memory*.md); its form, summary and
+# one row per GPU are drawn by the page script (docs/assets/js/pages/planner.js).
+PLANNER_HOST = re.compile(r'<div id="llmbench-planner" class="llmbench-planner"(?=>)')
+
+
+def planner_room(html: str, gpus: int | None = None) -> str:
+    """The planner's host with its GPU count (``--lb-planner-gpus``, one row per GPU of the planner's data),
+    from which planner.css reserves its room until the script draws it: opened at ``#planner``, the
+    browser scrolls before the planner is drawn, and the text below it moved by a screen (layout shift
+    0.3-0.4, issue 26). gpus: default the planner's data (``site_gen.data.memory.planner_payload``)."""
+    if not PLANNER_HOST.search(html):
+        return html
+    if gpus is None:
+        gpus = len(planner_payload()["gpus"])
+    return PLANNER_HOST.sub(lambda m: f'{m.group(0)} style="--lb-planner-gpus: {int(gpus)}"', html, count=1)

@@ -382,7 +382,9 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     from site_gen.pages.markers import MARKER, Page
+    from site_gen.pages.widgets import planner_room
 
+    html = planner_room(html)  # the planner's room, reserved before its script draws it
     if _site is None or not MARKER.search(html):
         return html
     p = Page(_site, page.url, language_root(config))
