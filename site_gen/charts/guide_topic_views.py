@@ -95,7 +95,6 @@ def operating_points(ctx: ChartContext) -> alt.LayerChart:
     "operating-points",
     "Latency against throughput",
     "Output tokens/s per user against per GPU for the runs that report both: one operating point per layout.",
-    needs=("output_tps_per_gpu", "output_tps_per_user"),
 )
 def _operating_points(ctx: ChartContext) -> list[alt.Chart]:
     return [operating_points(ctx)]
