@@ -287,7 +287,6 @@ def _defaults(df: pd.DataFrame) -> Filters:
     filters=COMMON,
     defaults=lambda df: _defaults(df),
     after=frontier_box,
-    needs=("output_tps_per_gpu", "output_tps_per_user"),
 )
 def _latency_pareto(ctx: ChartContext) -> list[alt.TopLevelMixin]:
     return [pareto_chart(ctx)]

@@ -50,9 +50,6 @@ class View:
     # HTML placed inside the view's filter scope after its charts (so the scope's filters drive it too),
     # in the page's language: the Pareto view's per-interactivity tables (site_gen.charts.latency_views)
     after: Callable[[Catalogue], str] | None = None
-    # columns a run must hold a positive figure in for the charts to draw it: the page's data file holds
-    # only those runs (the Pareto view draws the few runs with a per-user figure; it loaded every run)
-    needs: tuple[str, ...] = ()
 
 
 _VIEWS: dict[str, View] = {}
@@ -67,7 +64,6 @@ def register(
     defaults: Callable[[pd.DataFrame], Filters] | None = None,
     single: Sequence[str] = (),
     after: Callable[[Catalogue], str] | None = None,
-    needs: Sequence[str] = (),
 ) -> Callable[[Callable[[ChartContext], Sequence[alt.TopLevelMixin]]], Callable]:
     """Decorator: register a function ``ChartContext -> [charts]`` as the view ``name``."""
 
@@ -77,15 +73,7 @@ def register(
         for key in (*filters, *single):
             dimension(key)  # fail at import on a typo
         _VIEWS[name] = View(
-            name,
-            title,
-            description,
-            fn,
-            tuple(filters),
-            defaults or (lambda df: {}),
-            tuple(single),
-            after,
-            tuple(needs),
+            name, title, description, fn, tuple(filters), defaults or (lambda df: {}), tuple(single), after
         )
         return fn
 

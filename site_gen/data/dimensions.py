@@ -17,8 +17,6 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     import pandas as pd
 
 Filters = dict[str, list[str]]  # dimension key -> the values allowed (any of them)
@@ -176,15 +174,4 @@ def mask(df: pd.DataFrame, filters: Filters) -> pd.Series:
     m = pd.Series(True, index=df.index)
     for key, values in filters.items():
         m &= df[get(key).column].astype(str).isin(values)
-    return m
-
-
-def drawable(df: pd.DataFrame, filters: Filters, needs: Sequence[str] = ()) -> pd.Series:
-    """Rows matching every filter that hold a positive figure in every column of ``needs`` (a chart's
-    required figures, ``site_gen.charts.views.View.needs``; a frame without the column has none)."""
-    import pandas as pd
-
-    m = mask(df, filters)
-    for col in needs:
-        m &= pd.to_numeric(df[col], errors="coerce").fillna(0) > 0 if col in df else False
     return m

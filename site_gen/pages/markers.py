@@ -47,7 +47,7 @@ import markupsafe
 from site_gen import i18n
 from site_gen.charts.vega_compile import compile_spec
 from site_gen.data import dataset
-from site_gen.data.dimensions import DIMENSIONS, Filters, drawable, mask, release_label
+from site_gen.data.dimensions import DIMENSIONS, Filters, mask, release_label
 from site_gen.data.dimensions import get as dimension
 from site_gen.data.queries import within_bound
 from site_gen.pages.widgets import (
@@ -273,7 +273,7 @@ class Page:
             "figures", "runcard", "stat", "regressions", "advisor", "estimate-accuracy", "memory-check",
         )  # fmt: skip
         needing = [mk for mk in markers if mk.kind not in own_data]
-        wanted = [(mk.filters, self._needs(mk)) for mk in needing]
+        wanted = [mk.filters for mk in needing]
         if not wanted or runs.empty:
             return
         # Estimates only where every marker is an explorer or compare mode: a view or chart computes bests
@@ -283,19 +283,19 @@ class Page:
         est = self.site.estimates if self._with_estimates else None
         with_est = est is not None and not est.empty
         # Pages asking for the same runs (every view page wants all of them) share one file, encoded once.
-        cache_key = json.dumps(sorted(json.dumps(w, sort_keys=True) for w in wanted)) + (
+        cache_key = json.dumps(sorted(json.dumps(f, sort_keys=True) for f in wanted)) + (
             "+est" if with_est else ""
         )
         if cache_key not in self.site.keys:
-            union = drawable(runs, *wanted[0])
-            for w in wanted[1:]:
-                union |= drawable(runs, *w)
+            union = mask(runs, wanted[0])
+            for f in wanted[1:]:
+                union |= mask(runs, f)
             frame = runs[union]
             if with_est:
                 assert est is not None
-                keep = drawable(est, *wanted[0])
-                for w in wanted[1:]:
-                    keep |= drawable(est, *w)
+                keep = mask(est, wanted[0])
+                for f in wanted[1:]:
+                    keep |= mask(est, f)
                 frame = estimates_after(frame, est[keep])
             # in parts above dataset.ROWS_PER_PART rows: keys and paths space-separated (data/source.js)
             files = dataset.frame_files("runs", frame.reset_index(drop=True))
@@ -317,19 +317,6 @@ class Page:
 
     def _subset(self, filters: Filters) -> pd.DataFrame:
         return self.site.runs[mask(self.site.runs, filters)]
-
-    @staticmethod
-    def _needs(mk: Marker) -> list[str]:
-        """The columns a view or chart marker's charts need a figure in (``View.needs``); none otherwise."""
-        if mk.kind not in ("view", "chart"):
-            return []
-        from site_gen.charts import views
-
-        return list(views.get(mk.name or "").needs)
-
-    def _drawable(self, mk: Marker) -> pd.DataFrame:
-        """The runs a view or chart marker can draw: its fixed filters and its view's needs."""
-        return self.site.runs[drawable(self.site.runs, mk.filters, self._needs(mk))]
 
     def _charts(self, name: str, mk: Marker, caption: str | None = None) -> list[dict[str, Any]]:
         from site_gen.charts import views
@@ -390,7 +377,7 @@ class Page:
 
         view = views.get(mk.name or "")
         title = self.site.cat.messages.get(f"views.{view.name}.title", view.title)
-        if box := self._empty(mk, self._drawable(mk), title):
+        if box := self._empty(mk, self._subset(mk.filters), title):
             return box
         caption = mk.options.get("title")
         return "".join(self.site.render("_chart.html.j2", c=c) for c in self._charts(view.name, mk, caption))
@@ -399,7 +386,7 @@ class Page:
         from site_gen.charts import views
 
         view = views.get(mk.name or "")
-        sub = self._drawable(mk)
+        sub = self._subset(mk.filters)
         if box := self._empty(mk, sub, self.site.cat.messages.get(f"views.{view.name}.title", view.title)):
             return box
         return self._scope(
@@ -407,7 +394,6 @@ class Page:
             mk,
             [replace(dimension(k), multi=k not in view.single) for k in view.filters],
             view.defaults(sub),
-            bar_runs=sub,
             charts=self._charts(view.name, mk, mk.options.get("title")),
             after=markupsafe.Markup(view.after(self.site.cat)) if view.after else "",
         )
