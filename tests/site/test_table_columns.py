@@ -102,3 +102,39 @@ def test_headers_keep_to_two_lines_with_the_long_text_as_title(
         assert w.errors == []
     finally:
         w.close()
+
+
+WRAP_TOP = "document.querySelector('.lb-table-wrap').getBoundingClientRect().top + scrollY"
+DRAWN = "document.querySelectorAll('.lb-table thead th').length"
+
+
+def test_the_table_below_the_first_screens_is_drawn_as_the_reader_scrolls_to_it(
+    real_url: str, browser: object
+) -> None:
+    """The table is drawn when its box comes within a screen of the screen, not in the page load: a filter
+    changed meanwhile is what it shows when it is drawn, and its box does not change size (nothing below
+    it moves). A short window puts the table more than two screens down whatever the data."""
+    w = Watched(browser, 1440, 560)
+    try:
+        page = w.open(f"{real_url}/explorer.html")
+        page.wait_for_function("window.llmbench.scopes()[0].rows().length > 0", timeout=20_000)
+        assert page.evaluate(WRAP_TOP) > 2 * 560  # the case this test is about
+        box = page.evaluate("document.querySelector('.lb-table-wrap').getBoundingClientRect().height")
+        assert page.evaluate(DRAWN) == 0
+        page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')
+        gpu = page.get_attribute('.lb-filter[data-dim="gpu"] input', "value")
+        page.keyboard.press("Escape")
+        pick(page, "gpu", gpu)
+        assert page.evaluate(DRAWN) == 0
+        page.locator(".lb-table-wrap").scroll_into_view_if_needed()
+        page.wait_for_function(f"{DRAWN} > 0", timeout=10_000)
+        shown = page.eval_on_selector_all(
+            ".lb-table tbody tr:not(.lb-spacer)", "trs => trs.map(tr => tr.cells[0].textContent)"
+        )
+        text = check_hiding(page)
+        assert shown and shown == [r[0] for r in text["rows"][: len(shown)]]
+        assert {h["label"]: h["value"] for h in text["hidden"]["same"]}.get("GPU") == gpu
+        assert page.evaluate("document.querySelector('.lb-table-wrap').getBoundingClientRect().height") == box
+        assert w.errors == []
+    finally:
+        w.close()
