@@ -9,6 +9,7 @@ import { UI } from "../messages.js";
 import { COST, COUNT, USD, cell, runCost } from "../format.js";
 import { fill } from "../messages.js";
 import { badgeText, isEstimate } from "../calc/estimates.js";
+import { whenNear } from "../tasks.js";
 
 // The CSV's last columns: what marks an estimate in the table (its badge) travels with a downloaded row
 // too, so a spreadsheet never holds an estimate as a measurement (issue 28). Empty for a run.
@@ -235,21 +236,18 @@ export function mountResultsTable(opts) {
   }
   if (opts.download) opts.download.addEventListener("click", download);
 
-  // Drawn when its box comes within NEAR of the screen: on every page that has one the table sits below
-  // the first screen (1,100-3,300 px down at 412 and 1350 px wide; beyond NEAR on a phone), and drawing it (its columns chosen
+  // Drawn when its box comes within NEAR of the screen (tasks.js whenNear, from the start): on every page
+  // that has one the table sits below the first screen (1,100-3,300 px down at 412 and 1350 px wide; beyond NEAR on a phone), and drawing it (its columns chosen
   // over every shown row, the header, the first rows, the page's layout after them) was one more long task
   // of the page load, and of every filter change, for a reader looking at the charts above it. The box's
   // height is fixed by the CSS (contain: strict), so drawing it later moves nothing.
   let due = !window.IntersectionObserver;
   let stale = false; // rows changed while the table was not due
   if (!due) {
-    const seen = new IntersectionObserver((entries) => {
-      if (!entries.some((e) => e.isIntersecting)) return;
-      seen.disconnect();
+    whenNear(table.parentElement, { margin: NEAR }).then(() => {
       due = true;
       if (stale) render();
-    }, { rootMargin: NEAR });
-    seen.observe(table.parentElement);
+    });
   }
   const drawn = () => {
     if (stale) render();
