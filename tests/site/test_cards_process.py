@@ -31,3 +31,23 @@ def test_cards_from_another_process_are_the_same_files(tmp_path: Path) -> None:
     assert set(there.files) == {f"{f.key}.js" for f in theirs}
     page = markers.Page(there, "runs.html", "").expand("<!-- runcard -->")
     assert all(f"{f.key}.js" in page for f in theirs)
+
+
+def test_card_part_array_is_card_part_for_every_id() -> None:
+    """The vectorised FNV-1a gives ``card_part``'s partition (the page script's, tests/site/test_cards.py)
+    for ids of every length, non-ASCII ones and the empty one included."""
+    import random
+
+    from site_gen.data import dataset
+
+    rng = random.Random(29)
+    alphabet = "0123456789abcdef-_é中\u2028"
+    ids = [
+        "",
+        "0",
+        "000000000000",
+        *("".join(rng.choices(alphabet, k=rng.randint(1, 40))) for _ in range(5000)),
+    ]
+    for parts in (1, 7, 1000):
+        assert dataset.card_part_array(ids, parts).tolist() == [dataset.card_part(i, parts) for i in ids]
+    assert dataset.card_part_array([], 3).tolist() == []
