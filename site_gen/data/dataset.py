@@ -359,6 +359,27 @@ def card_part(run_id: str, parts: int) -> int:
     return h % parts
 
 
+def card_part_array(run_ids: list[str], parts: int) -> Any:
+    """``card_part`` of every id at once (numpy int64): FNV-1a a byte column at a time over the ids' UTF-8
+    bytes, so a million ids are a dozen array passes, not a million Python loops (the card process's
+    share at 1M runs). An id's hash stops at its own length; the product of a 32-bit hash and the 25-bit
+    prime fits in 64 bits before the mask."""
+    import numpy as np
+
+    raw = [i.encode("utf-8") for i in run_ids]
+    width = max(map(len, raw), default=0)
+    lens = np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))
+    # a matrix of the bytes, each id's row padded with zeros (lens says where the id ends)
+    table = np.frombuffer(b"".join(r.ljust(width, b"\0") for r in raw), dtype=np.uint8).reshape(
+        len(raw), width
+    )
+    h = np.full(len(raw), 0x811C9DC5, dtype=np.uint64)
+    for k in range(width):
+        step = ((h ^ table[:, k]) * np.uint64(0x01000193)) & np.uint64(0xFFFFFFFF)
+        h = np.where(k < lens, step, h)
+    return (h % np.uint64(parts)).astype(np.int64)
+
+
 class PartitionedEncoder:
     """An ``Encoder`` per card partition: each batch's rows go to the partition of their ``run_id``."""
 
@@ -374,7 +395,7 @@ class PartitionedEncoder:
 
         n = len(self.encoders)
         ids = batch.column("run_id").to_pylist() if hasattr(batch, "schema") else batch["run_id"].tolist()
-        part = np.fromiter((card_part(str(i), n) for i in ids), dtype=np.int64, count=len(ids))
+        part = card_part_array([str(i) for i in ids], n)
         for p in np.unique(part):
             rows = np.flatnonzero(part == p)
             sub = batch.take(rows) if hasattr(batch, "schema") else batch.iloc[rows]

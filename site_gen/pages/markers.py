@@ -129,6 +129,26 @@ def by_column(filters: Filters) -> str:
     return json.dumps({dimension(k).column: v for k, v in filters.items()})
 
 
+def encode_cards(db: Path, site_url: str, runs: int, spool: Path) -> list[tuple[str, str]]:
+    """The run cards' partitions (``dataset.card_part``) written to ``spool``: (key, path) of each, none
+    when the database has no run. Top-level and plain in what it takes and gives: ``Site.start_cards`` runs
+    it in another process."""
+    from site_gen.data import cite, queries
+
+    # every column of every run: streamed from DuckDB in batches, never one frame of it all
+    extra = cite.columns_sql(site_url)  # "cite this": the permalinks' base is the site's URL
+    enc = dataset.PartitionedEncoder(dataset.card_parts(runs))
+    for batch in queries.run_detail_batches(db, arrow=dataset.arrow_types, extra=extra):
+        enc.add(batch)
+    if not enc.rows:
+        return []
+    out = []
+    for f in enc.finish("cards"):
+        f.spill(spool)
+        out.append((f.key, str(f.path)))
+    return out
+
+
 @dataclass
 class Site:
     """What every page of one build shares: the runs and the chart context."""
@@ -149,6 +169,7 @@ class Site:
     lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles
     # what every language of the build computes alike from the runs (release-history steps), made once
     shared: dict[str, Any] = field(default_factory=dict)
+    cards: Any = None  # the run cards being encoded in another process (``start_cards``): a Future
 
     def __post_init__(self) -> None:
         import jinja2
@@ -163,12 +184,44 @@ class Site:
     def keep(self, data: dataset.DataFile) -> str:
         """Hold a page's data file until the build writes it (``on_post_build``), on disk meanwhile in a
         folder of the system's temporary one, removed with this object. Returns its key."""
+        data.spill(self._spool())
+        self.files[f"{data.key}.js"] = data
+        return data.key
+
+    def _spool(self) -> Path:
         if self.spool is None:
             self.spool = Path(tempfile.mkdtemp(prefix="llmbench-data-"))
             weakref.finalize(self, shutil.rmtree, self.spool, True)
-        data.spill(self.spool)
-        self.files[f"{data.key}.js"] = data
-        return data.key
+        return self.spool
+
+    def start_cards(self) -> None:
+        """Encode the run cards (every column of every run, the site's largest data: 45 % of its bytes
+        at 1M runs) in a process of their own while this one renders the pages: MkDocs and the other
+        pages' data are one core's work, so the other core would idle. They read only the database and
+        the site's URL; ``_render_runcard`` collects them (or encodes them itself when not started)."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self.db is None or self.cards is not None:
+            return
+        # spawn, not fork: a fork of a process running DuckDB's and Arrow's thread pools can deadlock,
+        # and a fork's pages shared with this one would be counted twice in the tree's RSS
+        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        self.cards = pool.submit(encode_cards, self.db, self.site_url, len(self.runs), self._spool())
+        pool.shutdown(wait=False)  # the worker ends with its one task
+        weakref.finalize(self, self.cards.cancel)
+
+    def card_files(self) -> list[dataset.DataFile]:
+        """The run cards' data files, kept (``keep``) until the build writes them: from ``start_cards``'
+        process if it was started, else encoded here."""
+        if self.cards is not None:
+            made = self.cards.result()
+        else:
+            made = encode_cards(self.db, self.site_url, len(self.runs), self._spool()) if self.db else []
+        out = [dataset.DataFile(key, [], Path(path)) for key, path in made]
+        for f in out:
+            self.files[f"{f.key}.js"] = f
+        return out
 
     @property
     def cat(self) -> i18n.Catalogue:
@@ -486,22 +539,11 @@ class Page:
         """The run card of the run named after the '#' of the page's URL, from the card partition holding
         that run (``dataset.card_part``): every column of about ``dataset.CARDS_PER_PART`` runs a file, so a
         card never loads every run (loaded only by this page)."""
-        from site_gen.data import cite, queries
-
         if "runcard" not in self.site.keys:
-            # every column of every run: streamed from DuckDB in batches, never one frame of it all
-            extra = cite.columns_sql(self.site.site_url)  # "cite this": built here, where site_url is known
-            enc = dataset.PartitionedEncoder(dataset.card_parts(len(self.site.runs)))
-            batches = (
-                queries.run_detail_batches(self.site.db, arrow=dataset.arrow_types, extra=extra)
-                if self.site.db
-                else ()
-            )
-            for batch in batches:
-                enc.add(batch)
-            if not enc.rows:
+            files = self.site.card_files()
+            if not files:
                 return self.site.render("empty.html.j2", message=self.site.cat.t("widgets.no_results"))
-            self.site.keys["runcard"] = json.dumps([self.site.keep(f) for f in enc.finish("cards")])
+            self.site.keys["runcard"] = json.dumps([f.key for f in files])
         keys = json.loads(self.site.keys["runcard"])
         return self.site.render(
             "runcard.html.j2",

@@ -232,3 +232,23 @@ def test_the_l40s_gpt_j_erratum_is_what_the_neighbour_rule_finds(runner, tmp_pat
     assert [w.split(":")[0] for w in warned] == ["trtllm-0.11.0/l40s--gpt-j-6b--fp8.yaml"], out.output
     assert f"runs.{i}.metrics" in warned[0]
     assert all(f"({v}: " in warned[0] for v in ("0.10.0", "0.12.0", "0.13.0"))
+
+
+def test_ceiling_cache_holds_a_million_run_set() -> None:
+    """``make perf-1m``'s 1M runs come in name order, each release repeating the last one's configurations
+    some 88,000 checks later: an LRU smaller than that misses every time (4,096 did). The cache must hold
+    them all, and a cached answer is the computed one."""
+    import itertools
+
+    from tests.perf.bench_scale import PER_FILE, RELEASES, _combos, gpus16
+    from tests.perf.bench_site import WORKLOADS
+
+    configs = [(tp, pp, isl, osl) for tp in (1, 2, 4, 8) for pp in (1, 2) for isl, osl in WORKLOADS]
+    shapes = {(tp * pp, isl, osl) for tp, pp, isl, osl in configs[:PER_FILE]}  # as fast_results writes
+    files = list(itertools.islice(_combos(RELEASES, gpus16()), 1_000_000 // PER_FILE))
+    keys = {(gpu, model, precision, *shape) for _, precision, model, gpu in files for shape in shapes}
+    assert len(keys) > 4096  # the set that thrashed the old cache
+    assert len(keys) <= quality.ceiling.cache_info().maxsize
+    for gpu, model, precision, n, isl, osl in sorted(keys)[:: len(keys) // 50]:
+        args = (gpu, model, precision, None, isl, osl, n, None, 1000)
+        assert quality.ceiling(*args) == quality.ceiling.__wrapped__(*args)
