@@ -361,7 +361,7 @@ def card_part(run_id: str, parts: int) -> int:
 
 def card_part_array(run_ids: list[str], parts: int) -> Any:
     """``card_part`` of every id at once (numpy int64): FNV-1a a byte column at a time over the ids' UTF-8
-    bytes, so a million ids are a dozen array passes, not a million Python loops (the card process's
+    bytes, so a million ids are a dozen array passes, not a million Python loops (the run cards'
     share at 1M runs). An id's hash stops at its own length; the product of a 32-bit hash and the 25-bit
     prime fits in 64 bits before the mask."""
     import numpy as np

@@ -131,8 +131,8 @@ def by_column(filters: Filters) -> str:
 
 def encode_cards(db: Path, site_url: str, runs: int, spool: Path) -> list[tuple[str, str]]:
     """The run cards' partitions (``dataset.card_part``) written to ``spool``: (key, path) of each, none
-    when the database has no run. Top-level and plain in what it takes and gives: ``Site.start_cards`` runs
-    it in another process."""
+    when the database has no run. Top-level and plain in what it takes and gives, so that another process
+    could run it (tried at 1M runs: it overlapped the pages but added ~1 GB to the peak; architecture.md)."""
     from site_gen.data import cite, queries
 
     # every column of every run: streamed from DuckDB in batches, never one frame of it all
@@ -169,7 +169,6 @@ class Site:
     lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles
     # what every language of the build computes alike from the runs (release-history steps), made once
     shared: dict[str, Any] = field(default_factory=dict)
-    cards: Any = None  # the run cards being encoded in another process (``start_cards``): a Future
 
     def __post_init__(self) -> None:
         import jinja2
@@ -194,30 +193,9 @@ class Site:
             weakref.finalize(self, shutil.rmtree, self.spool, True)
         return self.spool
 
-    def start_cards(self) -> None:
-        """Encode the run cards (every column of every run, the site's largest data: 45 % of its bytes
-        at 1M runs) in a process of their own while this one renders the pages: MkDocs and the other
-        pages' data are one core's work, so the other core would idle. They read only the database and
-        the site's URL; ``_render_runcard`` collects them (or encodes them itself when not started)."""
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        if self.db is None or self.cards is not None:
-            return
-        # spawn, not fork: a fork of a process running DuckDB's and Arrow's thread pools can deadlock,
-        # and a fork's pages shared with this one would be counted twice in the tree's RSS
-        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        self.cards = pool.submit(encode_cards, self.db, self.site_url, len(self.runs), self._spool())
-        pool.shutdown(wait=False)  # the worker ends with its one task
-        weakref.finalize(self, self.cards.cancel)
-
     def card_files(self) -> list[dataset.DataFile]:
-        """The run cards' data files, kept (``keep``) until the build writes them: from ``start_cards``'
-        process if it was started, else encoded here."""
-        if self.cards is not None:
-            made = self.cards.result()
-        else:
-            made = encode_cards(self.db, self.site_url, len(self.runs), self._spool()) if self.db else []
+        """The run cards' data files, kept (``keep``) until the build writes them."""
+        made = encode_cards(self.db, self.site_url, len(self.runs), self._spool()) if self.db else []
         out = [dataset.DataFile(key, [], Path(path)) for key, path in made]
         for f in out:
             self.files[f"{f.key}.js"] = f

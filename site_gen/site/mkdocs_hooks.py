@@ -250,8 +250,6 @@ def on_config(config: Any) -> Any:
         lang=lang,
     )
     _loaded = stamp
-    # not _site.start_cards(): the card process overlaps the pages but adds its ~1 GB to the tree's peak
-    # (1M runs: 2.29 -> 2.65 GB; docs/dev/architecture.md, step 3); the run-card page encodes them itself
     _generated = pages.pages(runs, queries.gpu_info(read), i18n.load(lang))
     # the MLPerf page reads its own table, never the runs (MLCommons: no mixing); its data file has its
     # own folder
