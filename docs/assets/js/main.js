@@ -9,7 +9,7 @@
 // escaped tooltips, never through innerHTML.
 
 import { cardHref, forgetRem, remPx } from "./dom.js";
-import { loadScripts, PLANNER, prefetch, VEGA, yieldToMain } from "./tasks.js";
+import { afterPaint, loadScripts, PLANNER, prefetch, VEGA } from "./tasks.js";
 import { onSchemeChange } from "./theme.js";
 import * as url from "./state/url.js";
 import { UI } from "./messages.js";
@@ -151,7 +151,9 @@ if (!sent) url.langSentNotice(UI.langSent, UI.langBack);
 // Re-theme the charts when the reader flips Material's light/dark toggle.
 onSchemeChange(() => page && page.charts.rethemed());
 
-// boot in a task of its own: document$ replays the page at once, and one long task blocks a phone longer
-// than two shorter ones. A module runs after the document is parsed, so Material's document$ is there.
-if (!sent && window.document$) window.document$.subscribe(() => yieldToMain().then(boot));
-else if (!sent) boot();
+// boot in a task of its own, after the page (the first one, or the one instant navigation put in) has been
+// painted: document$ replays the page at once, one long task blocks a phone longer than two shorter ones,
+// and the reader sees the page's text before its script's work (afterPaint says why). A module runs after
+// the document is parsed, so Material's document$ is there.
+if (!sent && window.document$) window.document$.subscribe(() => afterPaint().then(boot));
+else if (!sent) afterPaint().then(boot);
