@@ -44,7 +44,10 @@ def view(request: pytest.FixtureRequest, browser: object) -> Iterator[tuple[dict
 
 
 def cost_header(page, lang: dict[str, str]) -> tuple[str, float]:
-    """The cost column's header text and its height in pixels."""
+    """The cost column's header text and its height in pixels, the table scrolled to as a reader does (it
+    is drawn when it comes near the screen: views/results-table.js)."""
+    page.locator(".lb-scope .lb-table-wrap").scroll_into_view_if_needed()
+    page.wait_for_selector(".lb-scope thead th", timeout=20_000)
     return page.evaluate(
         """(needle) => {
             const th = [...document.querySelectorAll('.lb-scope thead th')]
