@@ -11,6 +11,7 @@ box on an English and a Korean page, on the site of the committed results."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -70,6 +71,35 @@ def test_each_language_has_its_own_index_with_every_page_of_it(fixture_site: Pat
     # the same pages in both: each English page has its Korean twin (translated or not) in Korean's index
     assert {f"ko/{p}" for p in en_pages} == ko_pages
     assert en["config"]["lang"] == ["en"] and set(ko["config"]["lang"]) == {"en", "ko"}
+
+
+# The static filter bar's first two buttons as the page writes them: label ("Model: ") and value.
+BAR_BUTTONS = re.compile(
+    r'<span class="lb-filter-label">([^<]*)</span><span class="lb-filter-value">([^<]*)</span>'
+)
+
+
+@pytest.mark.parametrize("lang", ["", "ko/"])
+def test_the_filter_bar_is_not_what_search_quotes(fixture_site: Path, lang: str) -> None:
+    """A page's filter bar and limits are controls, not text: their static labels, run together ("Model:
+    Llama 3.1 8BPrecision: all ..."), were the search excerpt of every view, GPU and model page. The pages
+    stay in the index by their own text."""
+    site = fixture_site / "site"
+    docs = _index(fixture_site, lang)["docs"]
+    located = {d["location"].split("#")[0] for d in docs}
+    bars = 0
+    for page in (site / lang).rglob("*.html"):
+        where = page.relative_to(site).as_posix()
+        if not lang and where.startswith("ko/"):
+            continue
+        buttons = BAR_BUTTONS.findall(page.read_text(encoding="utf-8"))[:2]
+        if len(buttons) < 2 or where not in located:
+            continue
+        bars += 1
+        text = html.unescape("".join(label + value for label, value in buttons))
+        quoted = [d["location"] for d in docs if d["location"].split("#")[0] == where and text in d["text"]]
+        assert quoted == [], (text, quoted)
+    assert bars  # the case this test is about
 
 
 def test_split_by_hand() -> None:
