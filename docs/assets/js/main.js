@@ -155,5 +155,12 @@ onSchemeChange(() => page && page.charts.rethemed());
 // painted: document$ replays the page at once, one long task blocks a phone longer than two shorter ones,
 // and the reader sees the page's text before its script's work (afterPaint says why). A module runs after
 // the document is parsed, so Material's document$ is there.
-if (!sent && window.document$) window.document$.subscribe(() => afterPaint().then(boot));
-else if (!sent) afterPaint().then(boot);
+// Only the page shown last is mounted: a page Material put in and replaced before its paint (a quick Back
+// after a click) is skipped, not mounted over the next one (boot reads the document when it runs).
+let shownPages = 0;
+const bootWhenPainted = () => {
+  const mine = ++shownPages;
+  return afterPaint().then(() => mine === shownPages && boot());
+};
+if (!sent && window.document$) window.document$.subscribe(bootWhenPainted);
+else if (!sent) bootWhenPainted();
