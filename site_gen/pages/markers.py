@@ -129,26 +129,6 @@ def by_column(filters: Filters) -> str:
     return json.dumps({dimension(k).column: v for k, v in filters.items()})
 
 
-def encode_cards(db: Path, site_url: str, runs: int, spool: Path) -> list[tuple[str, str]]:
-    """The run cards' partitions (``dataset.card_part``) written to ``spool``: (key, path) of each, none
-    when the database has no run. Top-level and plain in what it takes and gives, so that another process
-    could run it (tried at 1M runs: it overlapped the pages but added ~1 GB to the peak; architecture.md)."""
-    from site_gen.data import cite, queries
-
-    # every column of every run: streamed from DuckDB in batches, never one frame of it all
-    extra = cite.columns_sql(site_url)  # "cite this": the permalinks' base is the site's URL
-    enc = dataset.PartitionedEncoder(dataset.card_parts(runs))
-    for batch in queries.run_detail_batches(db, arrow=dataset.arrow_types, extra=extra):
-        enc.add(batch)
-    if not enc.rows:
-        return []
-    out = []
-    for f in enc.finish("cards"):
-        f.spill(spool)
-        out.append((f.key, str(f.path)))
-    return out
-
-
 @dataclass
 class Site:
     """What every page of one build shares: the runs and the chart context."""
@@ -183,23 +163,26 @@ class Site:
     def keep(self, data: dataset.DataFile) -> str:
         """Hold a page's data file until the build writes it (``on_post_build``), on disk meanwhile in a
         folder of the system's temporary one, removed with this object. Returns its key."""
-        data.spill(self._spool())
-        self.files[f"{data.key}.js"] = data
-        return data.key
-
-    def _spool(self) -> Path:
         if self.spool is None:
             self.spool = Path(tempfile.mkdtemp(prefix="llmbench-data-"))
             weakref.finalize(self, shutil.rmtree, self.spool, True)
-        return self.spool
+        data.spill(self.spool)
+        self.files[f"{data.key}.js"] = data
+        return data.key
 
-    def card_files(self) -> list[dataset.DataFile]:
-        """The run cards' data files, kept (``keep``) until the build writes them."""
-        made = encode_cards(self.db, self.site_url, len(self.runs), self._spool()) if self.db else []
-        out = [dataset.DataFile(key, [], Path(path)) for key, path in made]
-        for f in out:
-            self.files[f"{f.key}.js"] = f
-        return out
+    def card_files(self) -> list[str]:
+        """The run cards' partitions (``dataset.card_part``), kept (``keep``) until the build writes them:
+        their keys, none when the database has no run. Every column of every run, streamed from DuckDB in
+        batches, never one frame of it all."""
+        from site_gen.data import cite, queries
+
+        if self.db is None:
+            return []
+        extra = cite.columns_sql(self.site_url)  # "cite this": the permalinks' base is the site's URL
+        enc = dataset.PartitionedEncoder(dataset.card_parts(len(self.runs)))
+        for batch in queries.run_detail_batches(self.db, arrow=dataset.arrow_types, extra=extra):
+            enc.add(batch)
+        return [self.keep(f) for f in enc.finish("cards")] if enc.rows else []
 
     @property
     def cat(self) -> i18n.Catalogue:
@@ -521,7 +504,7 @@ class Page:
             files = self.site.card_files()
             if not files:
                 return self.site.render("empty.html.j2", message=self.site.cat.t("widgets.no_results"))
-            self.site.keys["runcard"] = json.dumps([f.key for f in files])
+            self.site.keys["runcard"] = json.dumps(files)
         keys = json.loads(self.site.keys["runcard"])
         return self.site.render(
             "runcard.html.j2",

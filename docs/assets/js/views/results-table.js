@@ -237,8 +237,8 @@ export function mountResultsTable(opts) {
   if (opts.download) opts.download.addEventListener("click", download);
 
   // Drawn when its box comes within NEAR of the screen (tasks.js whenNear, from the start): on every page
-  // that has one the table sits below the first screen (1,100-3,300 px down at 412 and 1350 px wide; beyond NEAR on a phone), and drawing it (its columns chosen
-  // over every shown row, the header, the first rows, the page's layout after them) was one more long task
+  // that has one the table sits below the first screen (1,100-3,300 px down at 412 and 1350 px wide;
+  // beyond NEAR on a phone), and drawing it (its columns chosen over every shown row, the header, the first rows, the page's layout after them) was one more long task
   // of the page load, and of every filter change, for a reader looking at the charts above it. The box's
   // height is fixed by the CSS (contain: strict), so drawing it later moves nothing.
   let due = !window.IntersectionObserver;
