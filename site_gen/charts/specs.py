@@ -274,7 +274,7 @@ def _per_run(ctx: ChartContext, x: alt.X) -> alt.Chart:
             y=metric("output_tps_per_gpu", log=True),
             color=gpu_color(ctx),
             # estimates (source_kind modelled, explorer pages only) are hollow rings: the stroke keeps the
-            # GPU's colour, the fill goes; a legend entry says which is which
+            # GPU's colour, the fill goes; the count line says what a hollow ring is (basis_shape)
             stroke=alt.Stroke(
                 "gpu:N", scale=alt.Scale(domain=list(ctx.gpus), range=gpu_colours(ctx.gpus)), legend=None
             ),

@@ -39,6 +39,7 @@ export function mountScope(root, ownsUrl, hooks) {
   const source = openSource(root.dataset.lbSrc, root.dataset.lbKey, first);
   let index = null, state = null, rows = [], bar = null, summary = null, table = null;
   let detail = null; // Promise: every run loaded and indexed, the bar and table mounted (once)
+  const leave = new AbortController(); // the page left (instant navigation): the scope's watchers stop
   const controls = mountControls(root); // a phone's "Filters" button
   let price = null, priceRefused = false;
   // Low-confidence estimates (issue 28): held back unless the reader ticks the box (?est_low=1); their own
@@ -190,6 +191,7 @@ export function mountScope(root, ownsUrl, hooks) {
         table: tableNode, note: root.querySelector(".lb-table-note"), download: root.querySelector(".lb-download"),
         hiddenNote: root.querySelector(".lb-table-hidden"), columns: json(root, "data-lb-table", null), price,
         cardHref: (id) => hooks.cardHref(root, id), onSorted: (ms) => hooks.measured("table", ms),
+        signal: leave.signal,
       });
     }
     showTable(true);
@@ -227,7 +229,10 @@ export function mountScope(root, ownsUrl, hooks) {
       low = urlLow();
       setState(stateFromQuery(keys, url.search(), defaults), false, true);
     },
-    destroy: () => bar && bar.destroy(),
+    destroy: () => {
+      leave.abort();
+      if (bar) bar.destroy();
+    },
   };
   controller.ready = start();
   return controller;

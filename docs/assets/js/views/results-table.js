@@ -22,7 +22,8 @@ const VISIBLE_ROWS = 20; // about the rows the table's box shows; above it the n
 // reader scrolling at reading speed never meets it empty, and a phone's page load does not draw it.
 const NEAR = "100% 0px";
 
-/** opts: {table, note, hiddenNote, download, columns, price, cardHref(id), onSorted(ms)}. */
+/** opts: {table, note, hiddenNote, download, columns, price, cardHref(id), onSorted(ms), signal (the page
+ * left: the watcher for the table's coming near stops)}. */
 export function mountResultsTable(opts) {
   const { table } = opts;
   let price = opts.price;
@@ -244,7 +245,8 @@ export function mountResultsTable(opts) {
   let due = !window.IntersectionObserver;
   let stale = false; // rows changed while the table was not due
   if (!due) {
-    whenNear(table.parentElement, { margin: NEAR }).then(() => {
+    // opts.signal: the page was left (instant navigation): the watcher goes with it
+    whenNear(table.parentElement, { margin: NEAR, signal: opts.signal }).then(() => {
       due = true;
       if (stale) render();
     });
