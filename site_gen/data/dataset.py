@@ -469,15 +469,19 @@ class PartitionedEncoder:
             for p in np.unique(part):
                 self.encoders[int(p)].add(batch.iloc[np.flatnonzero(part == p)])
             return
-        order = np.argsort(part, kind="stable")  # each partition's rows together, in the batch's order
-        batch, part = batch.take(order), part[order]
+        # each partition's rows together, in the batch's order; sorted a column at a time (the card encoding
+        # of the 200k set alone peaked at 550 MB before, 691 MB with a sorted copy of each whole batch,
+        # 606 MB this way)
+        order = np.argsort(part, kind="stable")
+        part = part[order]
         present = np.unique(part)
         starts, ends = np.searchsorted(part, present, "left"), np.searchsorted(part, present, "right")
         encoders = [self.encoders[int(p)] for p in present]
         for enc in encoders:
             enc._names(batch.schema.names)
         for name, array in zip(batch.schema.names, batch.columns, strict=True):
-            _Column.add_arrow_ranges([e.columns[str(name)] for e in encoders], array, starts, ends)
+            columns = [e.columns[str(name)] for e in encoders]
+            _Column.add_arrow_ranges(columns, array.take(order), starts, ends)
         for enc, a, b in zip(encoders, starts.tolist(), ends.tolist(), strict=True):
             enc.rows += b - a
 
