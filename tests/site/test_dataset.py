@@ -67,17 +67,63 @@ def test_real_run_cards_streamed_in_batches_equal_the_whole_frame(real_db: Path,
 def test_hostile_runs_table_streamed_from_duckdb(tmp_path: Path, arrow: bool) -> None:
     """A ``runs`` table of every case below, read back from DuckDB in batches of 1,000 rows (Arrow or
     pandas) against the per-value encoder over DuckDB's whole-frame pandas conversion."""
+    db = hostile_db(tmp_path)
+    assert streamed(db, arrow) == old("cards", queries.run_details(db))[1]
+
+
+def hostile_db(tmp_path: Path, n: int = 2600) -> Path:
     import duckdb
 
-    n = 2600
     frame = pd.concat([numbers_frame().head(n).reset_index(drop=True), strings_frame(n)], axis=1)
     con = duckdb.connect(str(tmp_path / "db.duckdb"))
     con.register("frame", frame)
     con.execute("CREATE TABLE runs AS SELECT row_number() OVER () AS run_id, * FROM frame")
     con.execute("ALTER TABLE runs ADD COLUMN nothing VARCHAR")  # NULL in every row
     con.close()
-    db = tmp_path / "db.duckdb"
-    assert streamed(db, arrow) == old("cards", queries.run_details(db))[1]
+    return tmp_path / "db.duckdb"
+
+
+def partitions_one_encoder_each(batches: list, parts: int) -> list[dataset.DataFile]:
+    """The run cards' partitions as ``PartitionedEncoder`` wrote them before it encoded a batch once:
+    each partition's rows of each batch (``card_part``, in the batch's order) added to that partition's
+    own ``Encoder``."""
+    encoders = [dataset.Encoder() for _ in range(parts)]
+    for batch in batches:
+        ids = batch.column("run_id").to_pylist() if hasattr(batch, "schema") else batch["run_id"].tolist()
+        part = np.array([dataset.card_part(str(i), parts) for i in ids])
+        for p in np.unique(part):
+            rows = np.flatnonzero(part == p)
+            encoders[p].add(batch.take(rows) if hasattr(batch, "schema") else batch.iloc[rows])
+    names = next(list(e.columns) for e in encoders if e.columns)
+    for enc in encoders:
+        enc.columns = enc.columns or {name: dataset._Column() for name in names}
+    return [enc.finish(f"cards-{i}") for i, enc in enumerate(encoders)]
+
+
+@pytest.mark.parametrize("parts", [1, 7, 1000])
+@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "pandas"])
+def test_card_partitions_encoded_once_a_batch_are_each_partitions_own_encoding(
+    tmp_path: Path, arrow: bool, parts: int
+) -> None:
+    """``PartitionedEncoder`` encodes a batch column by column once, its rows sorted by partition: the
+    same files (keys and bytes) as an ``Encoder`` per partition fed that partition's rows, over every
+    case of the hostile table in batches (Arrow: 700 rows; pandas: 2,048); with 1,000 partitions most
+    are empty in a batch and some throughout; strings first seen by a partition in a later batch."""
+    batches = list(
+        queries.run_detail_batches(
+            hostile_db(tmp_path), rows=700, arrow=dataset.arrow_types if arrow else None
+        )
+    )
+    assert len(batches) >= 2 and {type(b).__name__ for b in batches} == {
+        "RecordBatch" if arrow else "DataFrame"
+    }
+    enc = dataset.PartitionedEncoder(parts)
+    for batch in batches:
+        enc.add(batch)
+    files = enc.finish("cards")
+    want = partitions_one_encoder_each(batches, parts)
+    assert [(f.key, f.text()) for f in files] == [(f.key, f.text()) for f in want]
+    assert enc.rows == sum(len(b) for b in batches) == 2600
 
 
 def numbers_frame() -> pd.DataFrame:
