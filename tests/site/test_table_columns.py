@@ -138,3 +138,42 @@ def test_the_table_below_the_first_screens_is_drawn_as_the_reader_scrolls_to_it(
         assert w.errors == []
     finally:
         w.close()
+
+
+# Every element an IntersectionObserver of the page watches (observe without unobserve or disconnect):
+# the page script's "draw when near" watchers, counted from the browser's own calls.
+WATCH_COUNT = """
+(() => {
+  const Real = window.IntersectionObserver;
+  window.lbWatched = new Set();
+  window.IntersectionObserver = class extends Real {
+    constructor(cb, opts) { super(cb, opts); this.lbMine = new Set(); }
+    observe(el) { super.observe(el); this.lbMine.add(el); window.lbWatched.add([this, el]); }
+    unobserve(el) { super.unobserve(el); this.lbMine.delete(el); }
+    disconnect() { super.disconnect(); this.lbMine.clear(); }
+  };
+})();
+"""
+DETACHED_WATCHED = "[...window.lbWatched].filter(([o, el]) => o.lbMine.has(el) && !el.isConnected).length"
+
+
+def test_leaving_the_explorer_leaves_no_watcher_on_its_table(real_url: str, browser: object) -> None:
+    """Instant navigation swaps the page without a reload: the explorer's table, two screens down and not
+    drawn, must stop being watched when the reader leaves (its watcher held the old page's rows)."""
+    w = Watched(browser, 1440, 560)
+    try:
+        w.page.add_init_script(WATCH_COUNT)
+        page = w.open(f"{real_url}/explorer.html")
+        page.wait_for_function("window.llmbench.scopes()[0].rows().length > 0", timeout=20_000)
+        assert page.evaluate(DRAWN) == 0  # still waiting to come near
+        assert page.evaluate(
+            "[...window.lbWatched].some(([o, el]) => o.lbMine.has(el) && el.matches('.lb-table-wrap'))"
+        )
+        ready = page.evaluate("document.body.dataset.lbReady")
+        page.click("a.md-tabs__link[href$='index.html']")
+        page.wait_for_function("!document.querySelector('.lb-scope')", timeout=20_000)
+        page.wait_for_function(f"document.body.dataset.lbReady !== '{ready}'", timeout=20_000)  # home mounted
+        assert page.evaluate(DETACHED_WATCHED) == 0
+        assert w.errors == []
+    finally:
+        w.close()
