@@ -195,7 +195,12 @@ def test_instant_navigation_mounts_it_and_tears_it_down(advisor_url: str, watche
     page.wait_for_selector("#llmbench-advisor[data-ready]", timeout=20_000)
     assert page.locator(".lb-advisor-form").count() == 1 and len(_table(page)) == 2
     page.click("a.md-tabs__link[href$='explorer.html']")
-    page.wait_for_function("location.pathname.endsWith('explorer.html')")
+    # the explorer's content in place, not only its address: Material may push the address before it swaps
+    # the page, and a Back then would find the first advisor still there, [data-ready] and about to go
+    page.wait_for_function(
+        "location.pathname.endsWith('explorer.html') && document.querySelector('.lb-scope')"
+        " && !document.getElementById('llmbench-advisor')"
+    )
     page.go_back()
     page.wait_for_selector("#llmbench-advisor[data-ready]", timeout=20_000)
     assert page.locator(".lb-advisor-form").count() == 1
