@@ -297,6 +297,26 @@ def _range_codes(columns: list[_Column], codes: Any, values: list[Any], starts: 
     return out
 
 
+def release_freed_heap() -> bool:
+    """Give the C heap's free pages back to the system (glibc ``malloc_trim``); False where there is none.
+
+    The run cards' encoding frees ~10^6 small text chunks (1M runs: 1,000 partitions x 98 columns x 10
+    batches) between longer-lived objects, and glibc keeps such freed pages: at a million runs about
+    0.3 GB that the process carried, unused, to the second language's build, where it peaks. Nothing is
+    moved or freed that was in use, so nothing built changes."""
+    import ctypes
+
+    try:
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # the symbols this process has loaded
+    except OSError:
+        return False
+    if trim is None:  # musl, macOS: no malloc_trim
+        return False
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    trim(0)
+    return True
+
+
 @dataclass
 class DataFile:
     """A data file's key and its bytes: in parts in memory (joined only when written), or in a file

@@ -149,3 +149,17 @@ def test_a_step_within_a_repeated_runs_spread_is_not_reported() -> None:
         _, found = steps.detect([*flat, h])
         assert [f.step.index for f in found if f.history is h] == ([5] if reported else []), spread
         assert [f.history for f in steps.within_spread([*flat, h])] == ([] if reported else [h])
+
+
+def test_the_release_history_page_keeps_its_rows_not_every_history(db: Path) -> None:
+    """The steps are computed once a build (both languages read them) and kept as the page's rows and
+    counts: the histories themselves (~0.35 GB at a million runs) are not held to the end of the build."""
+    hs = steps.histories(db)
+    sigma, found = steps.detect(hs)
+    site = markers.Site(runs=pd.DataFrame(), ctx=ChartContext(gpus=()), db=db)
+    page = markers.Page(site, "guide/releases.html")
+    page.expand(markdown.markdown((ROOT / "docs" / "guide" / "releases.md").read_text(encoding="utf-8")))
+    count, kept_sigma, rows = site.shared["steps"]
+    assert (count, kept_sigma) == (len(hs), sigma)
+    assert rows == [steps.row(f) for f in found if f.step.ratio < 1]
+    assert not any(isinstance(v, steps.History) for row in rows for v in row.values())

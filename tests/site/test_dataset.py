@@ -258,3 +258,74 @@ def test_a_large_frame_is_written_in_parts_that_join_to_the_same_rows() -> None:
         dataset.frame_file("runs", df).key,
         dataset.frame_file("runs", df).text(),
     )
+
+
+def test_the_run_cards_give_the_freed_heap_back_once_encoded(real_db: Path, monkeypatch) -> None:
+    """``Site.card_files`` trims the C heap after the encoding (its ~10^6 freed chunks at 1M runs were
+    carried to the end of the build), once the files are kept; the files are those of a plain encoding."""
+    from site_gen.charts.specs import ChartContext
+    from site_gen.data import cite
+    from site_gen.pages.markers import Site
+
+    calls = []
+    monkeypatch.setattr(dataset, "release_freed_heap", lambda: calls.append(len(site.files)) or True)
+    runs = queries.site_runs(real_db)
+    site = Site(runs=runs, ctx=ChartContext(gpus=()), db=real_db)
+    keys = site.card_files()
+    assert calls == [len(keys)] and len(keys) == dataset.card_parts(len(runs))
+    enc = dataset.PartitionedEncoder(dataset.card_parts(len(runs)))
+    for batch in queries.run_detail_batches(real_db, arrow=dataset.arrow_types, extra=cite.columns_sql("")):
+        enc.add(batch)
+    assert [site.files[f"{k}.js"].text() for k in keys] == [f.text() for f in enc.finish("cards")]
+
+
+def test_release_freed_heap_trims_on_glibc_and_is_a_no_op_without_malloc_trim(monkeypatch) -> None:
+    import ctypes
+    import platform
+
+    assert dataset.release_freed_heap() is (platform.libc_ver()[0] == "glibc")
+
+    class NoTrim:  # musl or macOS: no such symbol
+        def __init__(self, name: object) -> None:
+            pass
+
+    monkeypatch.setattr(ctypes, "CDLL", NoTrim)
+    assert dataset.release_freed_heap() is False
+
+
+@pytest.mark.parametrize("rows", [2048, 4096, 100_000])
+def test_the_runs_frame_converted_in_chunks_is_the_whole_conversion(rows: int) -> None:
+    """``queries.frame_in_chunks`` (``site_runs``) gives ``df()``'s frame, dtypes included: joined chunks
+    where every chunk has the same dtypes, the whole ``df()`` where they differ (a chunk where a text column
+    is all NULL is object, the whole frame str; a chunk without NULLs keeps integers, another has floats)."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE t AS SELECT i, CASE WHEN i > 5000 AND i % 7 = 0 THEN NULL ELSE i END AS int_late_null,"
+        " CASE WHEN i > 5000 THEN NULL ELSE i % 2 = 0 END AS bool_late_null,"
+        " CASE WHEN i < 3000 THEN NULL ELSE 'x' || i END AS str_early_null,"
+        " CASE WHEN i > 6000 THEN NULL ELSE i / 3.0 END AS dbl, DATE '2024-01-01' + (i % 30)::INT AS d,"
+        " CASE WHEN i % 2 = 0 THEN NULL ELSE i::SMALLINT END AS small, NULL AS allnull FROM range(10000) r(i)"
+    )
+    for sql in (
+        "SELECT * FROM t ORDER BY i",
+        "SELECT * FROM t WHERE false",
+        "SELECT i, dbl, small, d FROM t ORDER BY i",
+    ):
+        got = queries.frame_in_chunks(lambda sql=sql: con.execute(sql), rows)
+        pd.testing.assert_frame_equal(got, con.execute(sql).df(), check_exact=True)
+
+
+def test_the_site_runs_of_today_are_dfs_frame(real_db: Path) -> None:
+    import duckdb
+
+    runs = queries.site_runs(real_db)
+    calls = []
+
+    def run() -> object:
+        calls.append(1)
+        return duckdb.connect(str(real_db), read_only=True).execute("SELECT * FROM runs ORDER BY run_id")
+
+    pd.testing.assert_frame_equal(queries.frame_in_chunks(run, 2048), run().df(), check_exact=True)
+    assert len(runs) > 0 and len(calls) in (2, 3)  # chunked (then df() to compare), or df() again
