@@ -453,8 +453,10 @@ class Page:
 
     def _summary(self, mk: Marker, sub: pd.DataFrame) -> str:
         """The explorer's first view at scale (``dataset.best_per_cell``), as the placeholder's
-        ``data-lb-summary`` JSON {src, key, runs, cells}; "" (load every run at once) for an explorer with
-        fixed filters or fewer than ``dataset.SUMMARY_FROM_RUNS`` runs. One file for every language."""
+        ``data-lb-summary`` JSON {src, key, runs, cells, dims}; "" (load every run at once) for an explorer
+        with fixed filters or fewer than ``dataset.SUMMARY_FROM_RUNS`` runs. One file for every language.
+        ``dims``: the filter dimensions of the summary's cells, which filter it exactly (the best run of
+        each H200 cell is the best run of that cell) without loading every run."""
         if mk.filters or len(sub) < dataset.SUMMARY_FROM_RUNS:
             return ""
         if "summary" not in self.site.shared:
@@ -462,7 +464,8 @@ class Page:
             self.site.shared["summary"] = (self.site.keep(dataset.frame_file("summary", best)), len(best))
         key, cells = self.site.shared["summary"]
         src = self._rel(f"{DATA_DIR}/{key}.js")
-        return json.dumps({"src": src, "key": key, "runs": len(sub), "cells": cells})
+        dims = [d.key for d in DIMENSIONS if d.column in dataset.SUMMARY_CELL]
+        return json.dumps({"src": src, "key": key, "runs": len(sub), "cells": cells, "dims": dims})
 
     def _render_compare(self, mk: Marker) -> str:
         """Compare mode: A vs B over the configurations both have (``site_gen.pages.compare``)."""

@@ -216,6 +216,56 @@ def test_rows_and_counts_equal_pythons_mask(node: Node, state: dict) -> None:
             assert n == int(kept({**others, d["key"]: [value]}).sum()), (d["key"], value)
 
 
+# A data set for the explorer's summary (issue 29): three cells with runs, one cell without any figure
+# (left out of the summary), one run without a figure in a cell that has others.
+SUMMARY_RUNS = [
+    {"run_id": f"r{i}", "gpu": g, "gpu_order": o, "model_name": m, "precision": p, "precision_order": 1,
+     "workload": "128/128", "workload_order": 1, "output_tps_per_gpu": v}
+    for i, (g, o, m, p, v) in enumerate([
+        ("H200", 2, "L70", "FP8", 100.0), ("H200", 2, "L70", "FP8", 140.0), ("H200", 2, "L70", "FP8", None),
+        ("H200", 2, "L8", "FP8", 900.0), ("A100", 1, "L70", "FP8", 50.0), ("A100", 1, "L70", "FP8", 70.0),
+        ("A100", 1, "L8", "FP16", None), ("B200", 3, "L8", "FP16", 1500.0),
+    ])
+]  # fmt: skip
+CELL_COLUMNS = ("gpu", "model_name", "precision", "workload")
+CELL_DIMS = [d.as_json() for d in dimensions.DIMENSIONS if d.column in CELL_COLUMNS]
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {},
+        {"gpu": ["H200"]},
+        {"gpu": ["A100", "B200"], "precision": ["FP16"]},
+        {"model": ["L70"]},
+        {"gpu": ["x"]},
+    ],
+)
+def test_the_summary_filters_its_cells_as_every_run_would(node: Node, state: dict) -> None:
+    """The explorer's summary (``dataset.best_per_cell``) filtered by its cells' dimensions in the page gives
+    the best runs of the runs that filter keeps (pandas: ``mask`` then ``best_per_cell``), and each option
+    counts the runs of the cells it would show (each best run weighs its ``cell_runs``): a cell without
+    any figure is in neither (r6: A100 L8 FP16)."""
+    from site_gen.data import dataset
+
+    runs = pd.DataFrame(SUMMARY_RUNS)
+    best = dataset.best_per_cell(runs)
+    job = (
+        "(m, rows, dims, state) => { const ix = m.createIndex(rows, dims, [], 'cell_runs'); "
+        "return {values: ix.values, ...ix.filter(state)}; }"
+    )
+    rows = json.loads(best.to_json(orient="records"))
+    (got,) = node([["data/crossfilter.js", job, [rows, CELL_DIMS, state]]])
+    want = dataset.best_per_cell(runs[dimensions.mask(runs, state)])
+    assert [r["run_id"] for r in got["rows"]] == list(want.run_id)
+    figured = runs[runs.groupby(list(dataset.SUMMARY_CELL))["output_tps_per_gpu"].transform("count") > 0]
+    for d in CELL_DIMS:
+        others = {k: v for k, v in state.items() if k != d["key"]}
+        for value, n in zip(got["values"][d["key"]], got["counts"][d["key"]], strict=True):
+            assert n == int(dimensions.mask(figured, {**others, d["key"]: [value]}).sum()), (d["key"], value)
+    assert "L8" in got["values"]["model"] and "FP16" in got["values"]["precision"]  # B200's cell
+
+
 def _compare_rows() -> list[dict]:
     base = {
         "model_name": "M",

@@ -1,8 +1,10 @@
 """The explorer at 100,000 runs (issue 29) in real headless Chromium, served by a plain static server
 (python's http.server: no Range requests, no gzip): the first chart draws from the summary (the best run
 of each GPU x model x precision x workload, ``site_gen.data.dataset.best_per_cell``) before any request for
-every run, a filter change loads every run and applies, a run card opens from the table, no console
-error, and no file of the site is over 20 MB.
+every run; a filter on those dimensions filters the best runs without loading every run (and a URL or
+Back to such a filter opens on them); "Show every run" and a filter on any other dimension load every
+run and keep the filter; a run card opens from the table, no console error, and no file of the site is
+over 20 MB.
 
 The runs are ``tests.perf.bench_scale.fast_results``' synthetic set (15 releases, the registry GPUs with a
 16-bit TFLOP/s figure, 100 runs a file), built with ``llmbench site build`` in a child process (its memory
@@ -115,17 +117,44 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         assert f": {len(best):,} of {total:,} runs." in page.text_content(".lb-count")
         page.screenshot(path=str(SHOTS / "explorer-1440.png"))
 
-        # a filter change: every run loaded, then the count and the first chart follow DuckDB's runs of
-        # that GPU
-        page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')
-        every = "window.llmbench.scopes()[0].everyRun()"
-        before = page.evaluate(f"{every}.then(() => document.querySelector('.lb-scope').dataset.lbRendered)")
-        assert detail <= set(page.evaluate(FETCHED))
-        page.check(f'.lb-filter[data-dim="gpu"] input[value="{gpu}"]')
-        page.wait_for_function(
-            f"document.querySelector('.lb-scope').dataset.lbRendered !== '{before}'", timeout=SLOW_MS
+        # a GPU filter on the summary: DuckDB's best runs of that GPU's cells, the runs of those cells in
+        # the count line and beside the option, and still no request for every run
+        gpu_best = {r for (r,) in query(scale_site, BEST_SQL.replace("WHERE", "WHERE gpu = ? AND"), [gpu])}
+        ((cell_runs,),) = query(
+            scale_site,
+            "SELECT count(*) FROM runs WHERE gpu = ? AND (gpu, model_name, precision, isl, osl) IN (SELECT"
+            " (gpu, model_name, precision, isl, osl) FROM runs WHERE output_tps_per_gpu IS NOT NULL)",
+            [gpu],
         )
+        page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')
+        option = page.locator(f'.lb-filter[data-dim="gpu"] label:has(input[value="{gpu}"])')
+        assert option.locator(".lb-n").text_content() == f" {cell_runs:,}"
+        rendered = "document.querySelector('.lb-scope').dataset.lbRendered"
+        before = page.evaluate(rendered)
+        page.check(f'.lb-filter[data-dim="gpu"] input[value="{gpu}"]')
+        page.wait_for_function(f"{rendered} !== '{before}'", timeout=SLOW_MS)
         page.keyboard.press("Escape")
+        assert page.evaluate("window.llmbench.scopes()[0].showingSummary()")
+        assert set(page.evaluate(DRAWN_IDS, 0)) == gpu_best and page.evaluate(COUNT_MARKS, 0) == len(gpu_best)
+        assert f": {len(gpu_best):,} of {cell_runs:,} runs." in page.text_content(".lb-count")
+        assert not detail & set(page.evaluate(FETCHED))
+        filtered = page.url
+        # Back: the summary of every cell again; a shared link to the filter opens on that GPU's cells
+        page.go_back()
+        page.wait_for_function(f"{rendered} !== '{before}' && !location.search", timeout=SLOW_MS)
+        assert f": {len(best):,} of {total:,} runs." in page.text_content(".lb-count")
+        page.goto(filtered, wait_until="commit")
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
+        assert page.evaluate("window.llmbench.scopes()[0].showingSummary()")
+        assert f": {len(gpu_best):,} of {cell_runs:,} runs." in page.text_content(".lb-count")
+
+        # "Show every run": every run loaded, the filter kept; the count and the first chart follow
+        # DuckDB's runs of that GPU
+        every = "window.llmbench.scopes()[0].everyRun()"
+        page.click(".lb-every")
+        page.evaluate(every)
+        assert detail <= set(page.evaluate(FETCHED))
+        page.wait_for_function(f"{rendered} !== '{before}'", timeout=SLOW_MS)
         assert page.text_content(".lb-count") == f"{gpu_runs:,} of {total:,} runs"
         ((with_figure,),) = query(
             scale_site, "SELECT count(*) FROM runs WHERE gpu = ? AND output_tps_per_gpu IS NOT NULL", [gpu]
@@ -153,6 +182,15 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
             "performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /\\/cards-/.test(n))"
         )
         assert len(loaded) == 1, loaded  # one partition of the cards, not every card
+
+        # a filter on another dimension (TP) loads every run, then opens that filter
+        page.goto(f"{scale_url}/explorer.html", wait_until="commit")
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
+        page.click('.lb-filter[data-dim="tp"] .lb-filter-button')
+        page.wait_for_function("!window.llmbench.scopes()[0].showingSummary()", timeout=SLOW_MS)
+        page.evaluate(every)
+        page.wait_for_selector('.lb-filter[data-dim="tp"] .lb-filter-button[aria-expanded="true"]')
+        assert page.text_content(".lb-count") == f"{total:,} of {total:,} runs"
 
         # a phone: the summary again, then "Show every run" loads every run into the count and the table
         page.set_viewport_size({"width": 390, "height": 844})

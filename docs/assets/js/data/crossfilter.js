@@ -1,6 +1,7 @@
 // data/crossfilter.js: filtering and option counts over typed arrays, pure (no DOM): the rows a state
 // keeps, and each option's count under the other dimensions' filters (Mosaic's crossfilter rule).
-// In: row objects, dimensions {key, column, sort_column?, numeric?}, limits {key, column, bound}, a state.
+// In: row objects, dimensions {key, column, sort_column?, numeric?}, limits {key, column, bound}, a state,
+// optionally a weight column (what a row counts for).
 // Out: an index whose filter(state) gives {rows, counts, missing, limited}. Side effects: none.
 // Tested under node (tests/site/test_js_pure.py) on hand-worked cases.
 
@@ -48,8 +49,10 @@ export function valueCodes(rows, dim) {
   return { values: perm.map((id) => keys[id]), codes };
 }
 
-/** The rows indexed once for a filter bar: each dimension's values and row codes, each limit's figures. */
-export function createIndex(all, dims, limits) {
+/** The rows indexed once for a filter bar: each dimension's values and row codes, each limit's figures.
+ * ``weight``: a column whose value a row counts for in the options' counts (the explorer's summary: a cell's
+ * best run counts for the runs of its cell, ``cell_runs``); absent, a row counts once. */
+export function createIndex(all, dims, limits, weight = null) {
   const values = {}, index = {}, codes = {}, figures = {};
   for (const d of dims) {
     const vc = valueCodes(all, d);
@@ -61,13 +64,17 @@ export function createIndex(all, dims, limits) {
   for (const l of limits) {
     figures[l.key] = Float64Array.from(all, (r) => (r[l.column] === null || r[l.column] === undefined ? NaN : Number(r[l.column])));
   }
-  return { all, values, index, filter: (state) => filterAndCount(all, dims, limits, { values, index, codes, figures }, state) };
+  const weights = weight ? Float64Array.from(all, (r) => Number(r[weight]) || 0) : null;
+  return {
+    all, values, index,
+    filter: (state) => filterAndCount(all, dims, limits, { values, index, codes, figures, weights }, state),
+  };
 }
 
 // One pass over the rows: the rows passing every filter, and the count per option of each dimension
 // under the other dimensions' filters (a row failing no filter counts for every dimension, a row
 // failing exactly one counts for that one only). A latency limit hides a run from every count.
-function filterAndCount(all, dims, limits, { values, index, codes, figures }, state) {
+function filterAndCount(all, dims, limits, { values, index, codes, figures, weights }, state) {
   const active = [];
   for (const d of dims) {
     const chosen = state[d.key] || [];
@@ -108,11 +115,12 @@ function filterAndCount(all, dims, limits, { values, index, codes, figures }, st
       if (out === 2 && fails === 0) missing++;
       continue;
     }
+    const w = weights ? weights[i] : 1;
     if (fails === 0) {
       rows.push(all[i]);
-      for (const key of keys) if (codes[key][i] >= 0) counts[key][codes[key][i]]++;
+      for (const key of keys) if (codes[key][i] >= 0) counts[key][codes[key][i]] += w;
     } else if (fails === 1 && codes[failed][i] >= 0) {
-      counts[failed][codes[failed][i]]++;
+      counts[failed][codes[failed][i]] += w;
     }
   }
   return { rows, counts, missing, limited: bounds.length > 0 };

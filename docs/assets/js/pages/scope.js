@@ -3,13 +3,15 @@
 // In: the scope's element (data-lb-* config), the page's charts. Out: {destroy, popstate, close, ...} for
 // main.js and window.llmbench.scopes(). Side effects: history entries (through state/url.js).
 // At scale (data-lb-summary, issue 29) the explorer opens on the best run of each cell, drawn by the same
-// chart specs, and loads every run when the reader asks: a filter, a preset, "show every run", back/forward.
+// chart specs. A filter on the cells' own dimensions (GPU, model, precision, workload) filters those best
+// runs, exactly, without loading every run; every run loads when the reader asks for more: another
+// filter, a preset, "show every run", or back/forward (or a URL) to a state the summary cannot show.
 
 import { el, json } from "../dom.js";
 import { UI } from "../messages.js";
 import { COUNT } from "../format.js";
 import { yieldToMain } from "../tasks.js";
-import { clone, priceValue, queryFromState, stateFromQuery, withOtherParams } from "../state/filter.js";
+import { clone, priceValue, queryFromState, same, stateFromQuery, withOtherParams } from "../state/filter.js";
 import * as url from "../state/url.js";
 import { fixedMatcher, openSource } from "../data/source.js";
 import { mountFilterBar } from "../views/filter-bar.js";
@@ -35,9 +37,15 @@ export function mountScope(root, ownsUrl, hooks) {
   const keys = [...dims, ...limits]; // what the URL's filter state holds
   const tableNode = root.querySelector("table.lb-table");
   const charts = [...root.querySelectorAll(".lb-chart")].map(hooks.charts.of);
-  const first = json(root, "data-lb-summary", null); // {src, key, runs, cells}: the first view at scale
+  const first = json(root, "data-lb-summary", null); // {src, key, runs, cells, dims}: the first view at scale
   const source = openSource(root.dataset.lbSrc, root.dataset.lbKey, first);
   let index = null, state = null, rows = [], bar = null, summary = null, table = null;
+  // The summary's own index over its cells' dimensions (a best run counts for its cell's runs), while the
+  // summary shows; a state it serves differs from the defaults in those dimensions only.
+  const cellDims = first ? dims.filter((d) => (first.dims || []).includes(d.key)) : [];
+  let cells = null;
+  const summaryServes = (s) =>
+    keys.every((k) => cellDims.includes(k) || same({ v: s[k.key] || [] }, { v: defaults[k.key] || [] }));
   let detail = null; // Promise: every run loaded and indexed, the bar and table mounted (once)
   const leave = new AbortController(); // the page left (instant navigation): the scope's watchers stop
   const controls = mountControls(root); // a phone's "Filters" button
@@ -93,7 +101,8 @@ export function mountScope(root, ownsUrl, hooks) {
     state = next;
     if (ownsUrl && push) url.pushQuery(withOtherParams(queryFromState(keys, state, defaults), keys, url.search()));
     const t0 = performance.now();
-    refresh();
+    if (index) refresh();
+    else refreshSummary();
     await Promise.all(charts.filter((c) => c.view).map((c) => setRows(c, rows)));
     const ms = performance.now() - t0;
     if (measure) hooks.measured("filter", ms);
@@ -125,36 +134,57 @@ export function mountScope(root, ownsUrl, hooks) {
   const showTable = (on) => tableParts.forEach((n) => n && (n.hidden = !on));
 
   async function start() {
-    const asked = ownsUrl && queryFromState(keys, stateFromQuery(keys, url.search(), defaults), defaults);
-    if (!first || !source.summary || !ownsUrl || asked) return everyRun();
+    if (!first || !source.summary || !ownsUrl || !summaryServes(stateFromQuery(keys, url.search(), defaults))) {
+      return everyRun();
+    }
     return startSummary();
   }
 
   // The first view at scale: the best run of each cell in the charts, the count line saying so with a
-  // "show every run" button, the build's bar with its buttons enabled (a click loads every run, then
-  // opens that filter), no table; a file of a few thousand rows whatever the number of runs.
+  // "show every run" button, no table; a file of a few thousand rows whatever the number of runs. The bar
+  // filters the cells' dimensions here; another dimension's button loads every run, then opens that filter.
   async function startSummary() {
-    rows = await source.summary();
+    const best = await source.summary();
     showTable(false);
-    const count = root.querySelector(".lb-count");
-    if (count) {
-      const more = el("button", { type: "button", class: "lb-every md-button" }, UI.everyRun);
-      more.addEventListener("click", () => everyRun());
-      count.textContent = UI.summaryFirst(COUNT.format(first.cells), COUNT.format(first.runs)) + " ";
-      count.append(more);
-    }
-    barNode.querySelectorAll(".lb-filter-static .lb-filter-button").forEach((b) => {
-      b.disabled = false;
-      b.addEventListener("click", async () => {
-        const dim = b.closest(".lb-filter").dataset.dim;
+    const later = new Set(
+      [...barNode.querySelectorAll(".lb-filter[data-dim]")].map((n) => n.dataset.dim).filter((k) => !cellDims.some((d) => d.key === k))
+    );
+    cells = source.index(best, cellDims, [], "cell_runs");
+    state = stateFromQuery(keys, url.search(), defaults);
+    await yieldToMain();
+    bar = mountFilterBar({
+      bar: barNode, limitBox: null, dims, limits: [], priceCfg: null, values: cells.values, defaults,
+      deferred: later,
+      onDeferred: async (dim) => {
         await everyRun();
         const button = barNode.querySelector(`.lb-filter[data-dim="${dim}"] .lb-filter-button`);
         if (button && button.getAttribute("aria-expanded") !== "true") button.click();
-      });
+      },
+      state: () => state,
+      onChange: (next) => (summaryServes(next) ? setState(next, true, true) : everyRun()),
     });
+    refreshSummary();
     const t0 = performance.now();
     await Promise.all(charts.map((c) => hooks.charts.lazy(c, () => rows)));
     rendered(performance.now() - t0);
+  }
+
+  // The summary under the state: the best runs of the chosen cells, the bar's counts (runs, through each
+  // best run's cell_runs) and the count line: "the best run of each cell: N of M runs" with M the runs of
+  // the cells shown (every run of the data set when nothing is chosen).
+  function refreshSummary() {
+    const result = cells.filter(state);
+    rows = result.rows;
+    bar.sync(state, result.counts, cells.index);
+    controls.sync();
+    const count = root.querySelector(".lb-count");
+    if (!count || detail) return; // every run is loading: the count line says so
+    const chosen = cellDims.some((d) => (state[d.key] || []).length);
+    const runs = chosen ? rows.reduce((n, r) => n + (Number(r.cell_runs) || 0), 0) : first.runs;
+    const more = el("button", { type: "button", class: "lb-every md-button" }, UI.everyRun);
+    more.addEventListener("click", () => everyRun());
+    count.textContent = UI.summaryFirst(COUNT.format(chosen ? rows.length : first.cells), COUNT.format(runs)) + " ";
+    count.append(more);
   }
 
   // Three tasks, each short enough for a phone to answer input between them: (the rows decoded, then) the
@@ -224,7 +254,11 @@ export function mountScope(root, ownsUrl, hooks) {
     resized: () => table && table.resized(),
     popstate() {
       if (!ownsUrl) return;
-      if (!index) return void everyRun(); // it reads the URL's state itself
+      if (!index) {
+        const next = stateFromQuery(keys, url.search(), defaults);
+        if (cells && !detail && summaryServes(next)) return void setState(next, false, true);
+        return void everyRun(); // it reads the URL's state itself
+      }
       if (priceCfg) setPrice(urlPrice());
       low = urlLow();
       setState(stateFromQuery(keys, url.search(), defaults), false, true);

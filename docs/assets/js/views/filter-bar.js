@@ -11,7 +11,8 @@ import { choose, clone, limitValue, MAX_PRICE, priceValue } from "../state/filte
 const LIMIT_DELAY_MS = 600; // a latency filter applies this long after the last keystroke
 
 /** opts: {bar, limitBox, dims, limits, priceCfg, values: {key: [text]}, state: () => state, defaults,
- * onChange(state), onPrice(v)}. */
+ * onChange(state), onPrice(v), deferred?: Set of keys, onDeferred?(key)}. A deferred dimension has no
+ * values yet (the explorer's summary filters only its cells' dimensions): its button calls onDeferred. */
 // A value as the page's language names it (the catalogue's dimension_values, e.g. source kinds); the value
 // itself (a GPU, a model) otherwise.
 const shownValue = (d, v) => (d.values && Object.prototype.hasOwnProperty.call(d.values, v) ? d.values[v] : v);
@@ -26,8 +27,11 @@ export function mountFilterBar(opts) {
   // load: the lists are hidden, and the explorer's hold ~350 elements a phone would otherwise style and
   // lay out while the page loads.
   bar.textContent = "";
+  const later = opts.deferred || new Set();
   for (const d of dims) {
-    if (values[d.key].length < 2 && !(opts.state()[d.key] || []).length) continue; // nothing to choose
+    const deferred = later.has(d.key);
+    // nothing to choose (a dimension this bar has no values of is left out, unless deferred)
+    if (!deferred && (!values[d.key] || (values[d.key].length < 2 && !(opts.state()[d.key] || []).length))) continue;
     const box = el("div", { class: "lb-filter", "data-dim": d.key });
     const summary = el("button", { type: "button", class: "lb-filter-button", "aria-expanded": "false" });
     summary.append(el("span", { class: "lb-filter-label" }, d.label + ": "));
@@ -41,7 +45,7 @@ export function mountFilterBar(opts) {
       list.append(el("p", { class: "lb-filter-help" }, d.help));
     }
     box.append(list);
-    summary.addEventListener("click", () => toggle(box, list.hidden));
+    summary.addEventListener("click", () => (deferred ? opts.onDeferred(d.key) : toggle(box, list.hidden)));
     bar.append(box);
     widgets[d.key] = { box, shown, list, dim: d, inputs: null };
   }
