@@ -13,7 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import mmap
 import shutil
+import tempfile
+from array import array as packed  # (offset, length) pairs, 8 bytes each
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,10 +96,10 @@ def _joined(strings: Any) -> bytes:
     return pc.binary_join(one, pa.scalar(",", pa.large_string()))[0].as_buffer().to_pybytes()
 
 
-def _joined_segments(strings: Any, starts: Any, ends: Any) -> list[bytes]:
+def _joined_segments(strings: Any, starts: Any, ends: Any) -> tuple[bytes, list[int], list[int]]:
     """``_joined`` of each row range ``[starts[i], ends[i])`` of ``strings`` (no nulls; ranges not empty),
-    from one join of the whole array: in that text value ``j`` begins after the lengths of the values
-    before it and ``j`` commas."""
+    as one join of the whole array and where each range's text begins and ends in it: value ``j`` begins
+    after the lengths of the values before it and ``j`` commas."""
     import numpy as np
     import pyarrow.compute as pc
 
@@ -103,7 +107,38 @@ def _joined_segments(strings: Any, starts: Any, ends: Any) -> list[bytes]:
     lengths = pc.binary_length(strings).to_numpy(zero_copy_only=False).astype(np.int64)
     # where value j begins in ``whole`` (j = n: one past its end)
     at = np.concatenate([[0], np.cumsum(lengths + 1)])
-    return [whole[a : b - 1] for a, b in zip(at[starts].tolist(), at[ends].tolist(), strict=True)]
+    return whole, at[starts].tolist(), (at[ends] - 1).tolist()
+
+
+class Spool:
+    """Encoded text waiting on disk (an unnamed temporary file, gone with the process however it ends)
+    until a data file is finished: the run cards' text of a million runs is ~0.4 GB, which an encoder
+    holding it in memory added to the build's peak. Written while encoding, then read (mapped) only."""
+
+    def __init__(self) -> None:
+        # closed by close() (the encoder's finish), or with the object: no ``with`` spans its life
+        self.file = tempfile.TemporaryFile(prefix="llmbench-spool-")  # noqa: SIM115
+        self.size = 0
+        self.map: mmap.mmap | None = None
+
+    def write(self, data: bytes) -> int:
+        """Append ``data``; its offset."""
+        if self.map is not None:
+            raise ValueError("a spool is written before it is read")
+        self.file.write(data)
+        self.size += len(data)
+        return self.size - len(data)
+
+    def read(self, offset: int, length: int) -> bytes:
+        if self.map is None:
+            self.file.flush()
+            self.map = mmap.mmap(self.file.fileno(), 0, access=mmap.ACCESS_READ) if self.size else None
+        return self.map[offset : offset + length] if self.map is not None else b""
+
+    def close(self) -> None:
+        if self.map is not None:
+            self.map.close()
+        self.file.close()
 
 
 def _int_strings(values: Any, null: Any) -> Any:
@@ -181,10 +216,13 @@ class _Column:
     """One column's JSON, built batch by batch: numbers as text chunks; strings and dates as a
     dictionary in order of first appearance over all batches (what ``pd.factorize`` gives at once)."""
 
-    def __init__(self) -> None:
+    def __init__(self, spool: Spool | None = None) -> None:
         self.chunks: list[bytes] = []
         self.kind: str | None = None  # "list" or "dict"
         self.index: dict[Any, int] = {}  # value -> code, for "dict"
+        # with a spool, the chunks are there: (offset, length) pairs here, 16 bytes a chunk
+        self.spool = spool
+        self.refs = packed("q")
 
     def add(self, series: pd.Series) -> None:
         """A batch as a pandas Series: the types decide as in ``_column``."""
@@ -240,8 +278,15 @@ class _Column:
             strings = _int_strings(
                 _range_codes(columns, codes, values, starts, ends), null if null.any() else None
             )
-        for column, text in zip(columns, _joined_segments(strings, starts, ends), strict=True):
-            column._chunk(kind, text)
+        whole, begins, stops = _joined_segments(strings, starts, ends)
+        spool = columns[0].spool if columns else None
+        if spool is not None and all(c.spool is spool for c in columns):
+            base = spool.write(whole)  # one write a column and batch, not one a partition
+            for column, a, b in zip(columns, begins, stops, strict=True):
+                column._ref(kind, base + a, b - a)
+            return
+        for column, a, b in zip(columns, begins, stops, strict=True):
+            column._chunk(kind, whole[a:b])
 
     def _codes(self, codes: Any, values: list[Any]) -> None:
         """A batch's dictionary codes (-1: missing) over ``values``, as codes of the whole column."""
@@ -256,16 +301,32 @@ class _Column:
             self.index = dict(zip(values, range(len(values)), strict=True))
         self._chunk("dict", _int_text(codes, null if null.any() else None))
 
-    def _chunk(self, kind: str, text: bytes) -> None:
+    def _kind(self, kind: str) -> None:
         if self.kind not in (None, kind):
             raise ValueError(f"a column changed type between batches ({self.kind} -> {kind})")
         self.kind = kind
+
+    def _chunk(self, kind: str, text: bytes) -> None:
+        if self.spool is not None:
+            self._ref(kind, self.spool.write(text), len(text))
+            return
+        self._kind(kind)
         if text:
             self.chunks.append(text)
 
+    def _ref(self, kind: str, offset: int, length: int) -> None:
+        self._kind(kind)
+        if length:
+            self.refs.extend((offset, length))
+
     def parts(self) -> list[bytes]:
-        body = b",".join(self.chunks)
-        self.chunks = []
+        if self.spool is not None:
+            refs, read = self.refs, self.spool.read
+            body = b",".join([read(refs[i], refs[i + 1]) for i in range(0, len(refs), 2)])
+            self.refs = packed("q")
+        else:
+            body = b",".join(self.chunks)
+            self.chunks = []
         if self.kind == "dict":
             return [b'{"dict":', _escaped_json([str(u) for u in self.index]), b',"codes":[', body, b"]}"]
         return [b"[", body, b"]"]
@@ -347,9 +408,10 @@ class DataFile:
 class Encoder:
     """``data_file(stem, encode(df))`` for a frame given in row batches (same columns in each)."""
 
-    def __init__(self) -> None:
+    def __init__(self, spool: Spool | None = None) -> None:
         self.rows = 0
         self.columns: dict[str, _Column] = {}
+        self.spool = spool  # where the columns' text waits (None: in memory)
 
     def add(self, batch: Any) -> None:
         """A batch: a pandas frame, or a pyarrow RecordBatch whose schema ``arrow_types`` accepts."""
@@ -369,7 +431,7 @@ class Encoder:
 
     def _names(self, names: Any) -> None:
         if not self.columns:
-            self.columns = {str(c): _Column() for c in names}
+            self.columns = {str(c): _Column(self.spool) for c in names}
         if [str(c) for c in names] != list(self.columns):
             raise ValueError("every batch of a data file must have the same columns")
 
@@ -465,10 +527,13 @@ def card_part_array(run_ids: list[str], parts: int) -> Any:
 
 
 class PartitionedEncoder:
-    """An ``Encoder`` per card partition: each batch's rows go to the partition of their ``run_id``."""
+    """An ``Encoder`` per card partition: each batch's rows go to the partition of their ``run_id``. The
+    encoded text waits in a ``Spool`` on disk until ``finish``: every column of every run is most of the
+    data set's bytes (~0.4 GB at a million runs), where the build's peak is counted."""
 
     def __init__(self, parts: int) -> None:
-        self.encoders = [Encoder() for _ in range(parts)]
+        self.spool = Spool()
+        self.encoders = [Encoder(self.spool) for _ in range(parts)]
 
     @property
     def rows(self) -> int:
@@ -507,13 +572,20 @@ class PartitionedEncoder:
 
     def finish(self, stem: str) -> list[DataFile]:
         """One data file per partition (``stem-<i>``), each with every column (an empty one included)."""
+        return list(self.finish_each(stem))
+
+    def finish_each(self, stem: str) -> Iterator[DataFile]:
+        """``finish``'s files one at a time (a file spilled before the next is read back from the spool,
+        only one partition's text in memory); the spool is closed after the last. Once only."""
         names = next((list(e.columns) for e in self.encoders if e.columns), [])
-        out = []
-        for i, enc in enumerate(self.encoders):
-            if not enc.columns:
-                enc.columns = {name: _Column() for name in names}
-            out.append(enc.finish(f"{stem}-{i}"))
-        return out
+        try:
+            for i, enc in enumerate(self.encoders):
+                if not enc.columns:
+                    enc.columns = {name: _Column(self.spool) for name in names}
+                yield enc.finish(f"{stem}-{i}")
+                enc.columns = {}  # its dictionaries freed
+        finally:
+            self.spool.close()
 
 
 # The explorer's first view at scale (issue 29): above SUMMARY_FROM_RUNS runs, the explorer opens on the

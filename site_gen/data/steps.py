@@ -136,28 +136,42 @@ def steps(values: Sequence[float], sigma: float) -> list[Step]:
     return [Step(cut, math.exp(levels[k]), math.exp(levels[k + 1])) for k, cut in enumerate(cuts)]
 
 
+HISTORY_ROWS = 100_000  # rows fetched at a time: a million Python tuples at once was ~0.5 GB at 1M runs
+
+
 def histories(db: Path) -> list[History]:
-    """Every configuration with two or more releases, from the site database (rule 1)."""
+    """Every configuration with two or more releases, from the site database (rule 1). The rows come
+    ``HISTORY_ROWS`` at a time and each repeated value (a GPU's name, a release) is kept once: at a
+    million runs there is about one row per run, and the histories are what stays of them."""
     import duckdb
 
     key = ", ".join(KEY_COLUMNS)
     con = duckdb.connect(str(db), read_only=True)
+    grouped: dict[tuple, list[tuple[str, float, tuple[float, float] | None]]] = {}
+    n = len(KEY_COLUMNS)
+    # per column (one type each: 1 and 1.0 are one dict key), a value -> the one object kept for it
+    same: list[dict[object, object]] = [{} for _ in range(n + 1)]
     try:
-        rows = con.execute(
+        cursor = con.execute(
             f"SELECT {key}, engine_version, max(output_tps_per_gpu) AS v, min(version_key) AS vk,"
             # the spread of the run that gives the release's value (its best)
             " arg_max(output_tps_per_gpu_min, output_tps_per_gpu) AS lo,"
             " arg_max(output_tps_per_gpu_max, output_tps_per_gpu) AS hi FROM runs"
             " WHERE output_tps_per_gpu > 0 AND erratum IS NULL"
             f" GROUP BY ALL ORDER BY {key}, vk"
-        ).fetchall()
+        )
+        while rows := cursor.fetchmany(HISTORY_ROWS):
+            for r in rows:
+                points = grouped.get(r[:n])
+                if points is None:
+                    kept = tuple(c.setdefault(v, v) for c, v in zip(same[:n], r[:n], strict=True))
+                    points = grouped[kept] = []
+                lo, hi = r[n + 3], r[n + 4]
+                spread = (float(lo), float(hi)) if lo is not None and hi is not None else None
+                points.append((same[n].setdefault(r[n], r[n]), float(r[n + 1]), spread))
+            del rows
     finally:
         con.close()
-    grouped: dict[tuple, list[tuple[str, float, tuple[float, float] | None]]] = {}
-    n = len(KEY_COLUMNS)
-    for r in rows:
-        spread = (float(r[n + 3]), float(r[n + 4])) if r[n + 3] is not None and r[n + 4] is not None else None
-        grouped.setdefault(tuple(r[:n]), []).append((r[n], float(r[n + 1]), spread))
     return [
         History(k, tuple(p[0] for p in pts), tuple(p[1] for p in pts), tuple(p[2] for p in pts))
         for k, pts in grouped.items()

@@ -182,7 +182,7 @@ class Site:
         enc = dataset.PartitionedEncoder(dataset.card_parts(len(self.runs)))
         for batch in queries.run_detail_batches(self.db, arrow=dataset.arrow_types, extra=extra):
             enc.add(batch)
-        keys = [self.keep(f) for f in enc.finish("cards")] if enc.rows else []
+        keys = [self.keep(f) for f in enc.finish_each("cards")] if enc.rows else []
         del enc
         dataset.release_freed_heap()  # the encoding's freed chunks, else held to the end of the build
         return keys

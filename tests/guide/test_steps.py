@@ -163,3 +163,16 @@ def test_the_release_history_page_keeps_its_rows_not_every_history(db: Path) -> 
     assert (count, kept_sigma) == (len(hs), sigma)
     assert rows == [steps.row(f) for f in found if f.step.ratio < 1]
     assert not any(isinstance(v, steps.History) for row in rows for v in row.values())
+
+
+def test_histories_fetched_in_chunks_are_the_histories_of_one_fetch(db: Path, monkeypatch) -> None:
+    """``histories`` reads its rows ``HISTORY_ROWS`` at a time (a million Python tuples at once at 1M
+    runs): 7 rows at a time, so that a configuration's releases straddle chunks, gives the histories one
+    fetch gives, and a repeated value (a GPU, a release) is one object in every history that holds it."""
+    whole = steps.histories(db)
+    monkeypatch.setattr(steps, "HISTORY_ROWS", 7)
+    chunked = steps.histories(db)
+    assert len(whole) > 50 and chunked == whole
+    assert len({id(r) for h in chunked for r in h.releases}) == len({r for h in chunked for r in h.releases})
+    gpus = [h.label()["gpu"] for h in chunked]
+    assert len({id(g) for g in gpus}) == len(set(gpus))

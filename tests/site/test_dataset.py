@@ -329,3 +329,25 @@ def test_the_site_runs_of_today_are_dfs_frame(real_db: Path) -> None:
 
     pd.testing.assert_frame_equal(queries.frame_in_chunks(run, 2048), run().df(), check_exact=True)
     assert len(runs) > 0 and len(calls) in (2, 3)  # chunked (then df() to compare), or df() again
+
+
+def test_card_text_waits_in_an_unnamed_file_not_in_memory(tmp_path: Path) -> None:
+    """The run cards' encoded text waits on disk until ``finish`` (~0.4 GB at a million runs, which the
+    build's peak counted): after every batch no column holds text in memory, the spool holds it, and
+    the spool has no name in the temporary folder (a build killed with -9 leaves nothing there);
+    ``finish_each`` gives the files one at a time and closes the spool after the last."""
+    import os
+    import tempfile
+
+    before = set(os.listdir(tempfile.gettempdir()))
+    enc = dataset.PartitionedEncoder(7)
+    for batch in queries.run_detail_batches(hostile_db(tmp_path), rows=700, arrow=dataset.arrow_types):
+        enc.add(batch)
+    columns = [c for e in enc.encoders for c in e.columns.values()]
+    assert columns and all(c.chunks == [] for c in columns) and enc.spool.size > 100_000
+    assert sum(c.refs[i] for c in columns for i in range(1, len(c.refs), 2)) <= enc.spool.size
+    assert not [n for n in set(os.listdir(tempfile.gettempdir())) - before if "llmbench-spool" in n]
+    files = enc.finish_each("cards")
+    first = next(files)
+    assert first.key.startswith("cards-0.") and not enc.spool.file.closed
+    assert len(list(files)) == 6 and enc.spool.file.closed
