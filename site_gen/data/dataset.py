@@ -13,8 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import mmap
-import shutil
+import os
 import tempfile
 from array import array as packed  # (offset, length) pairs, 8 bytes each
 from collections.abc import Iterator
@@ -111,33 +110,45 @@ def _joined_segments(strings: Any, starts: Any, ends: Any) -> tuple[bytes, list[
 
 
 class Spool:
-    """Encoded text waiting on disk (an unnamed temporary file, gone with the process however it ends)
-    until a data file is finished: the run cards' text of a million runs is ~0.4 GB, which an encoder
-    holding it in memory added to the build's peak. Written while encoding, then read (mapped) only."""
+    """Encoded text waiting on disk in an unnamed temporary file (in ``$TMPDIR``; no name, so gone with
+    the process however it ends, ``kill -9`` included) until it is written into the site: the run cards'
+    text of a million runs is ~0.4 GB, the build's data files ~1 GB, which held in memory were the
+    build's peak. Read back with ``pread``, not a mapping, so that what is read is not counted in the
+    process's memory either."""
 
     def __init__(self) -> None:
-        # closed by close() (the encoder's finish), or with the object: no ``with`` spans its life
+        # closed by close() (the card encoder's finish), or with the object: no ``with`` spans its life
         self.file = tempfile.TemporaryFile(prefix="llmbench-spool-")  # noqa: SIM115
+        self.folder = tempfile.gettempdir()  # named in an error (the file has no name)
         self.size = 0
-        self.map: mmap.mmap | None = None
+        self.pending = False  # written since the last flush
 
     def write(self, data: bytes) -> int:
         """Append ``data``; its offset."""
-        if self.map is not None:
-            raise ValueError("a spool is written before it is read")
-        self.file.write(data)
+        try:
+            self.file.write(data)
+        except OSError as e:
+            raise self._named(e) from None
+        self.pending = True
         self.size += len(data)
         return self.size - len(data)
 
     def read(self, offset: int, length: int) -> bytes:
-        if self.map is None:
-            self.file.flush()
-            self.map = mmap.mmap(self.file.fileno(), 0, access=mmap.ACCESS_READ) if self.size else None
-        return self.map[offset : offset + length] if self.map is not None else b""
+        if self.pending:
+            try:
+                self.file.flush()
+            except OSError as e:
+                raise self._named(e) from None
+            self.pending = False
+        return os.pread(self.file.fileno(), length, offset)
+
+    def _named(self, e: OSError) -> OSError:
+        """A full disk names the folder of this spool, not the site being written."""
+        if e.filename is None:
+            e.filename = f"{self.folder} (the build's data files waiting, $TMPDIR)"
+        return e
 
     def close(self) -> None:
-        if self.map is not None:
-            self.map.close()
         self.file.close()
 
 
@@ -380,29 +391,38 @@ def release_freed_heap() -> bool:
 
 @dataclass
 class DataFile:
-    """A data file's key and its bytes: in parts in memory (joined only when written), or in a file
-    once ``spill`` has put them there."""
+    """A data file's key and its bytes: in parts in memory (joined only when written), or in a spool once
+    ``spill`` has put them there."""
 
     key: str
     parts: list[bytes]
-    path: Path | None = None
+    spool: Spool | None = None
+    at: tuple[int, int] = (0, 0)  # (offset, length) in the spool
 
-    def spill(self, folder: Path) -> None:
-        """Move the bytes to ``folder/<key>.js``: a build holds every page's file until MkDocs is done,
-        which at a million runs is most of a gigabyte."""
-        path = folder / f"{self.key}.js"
-        self.write(path)
-        self.path, self.parts = path, []
+    def spill(self, spool: Spool) -> None:
+        """Move the bytes to ``spool``: a build holds every page's file until MkDocs is done, which at a
+        million runs is most of a gigabyte."""
+        start = spool.size
+        for part in self.parts:
+            spool.write(part)
+        self.spool, self.at, self.parts = spool, (start, spool.size - start), []
 
     def write(self, path: Path) -> None:
-        if self.path is not None:
-            shutil.copyfile(self.path, path)
-            return
         with open(path, "wb") as f:
-            f.writelines(self.parts)
+            if self.spool is None:
+                f.writelines(self.parts)
+                return
+            start, length = self.at
+            for offset in range(start, start + length, SPOOL_READ):
+                f.write(self.spool.read(offset, min(SPOOL_READ, start + length - offset)))
 
     def text(self) -> str:
-        return self.path.read_text(encoding="utf-8") if self.path else b"".join(self.parts).decode()
+        if self.spool is None:
+            return b"".join(self.parts).decode()
+        return self.spool.read(*self.at).decode()
+
+
+SPOOL_READ = 8 << 20  # a spilled file is copied into the site this many bytes at a time
 
 
 class Encoder:

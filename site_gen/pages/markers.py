@@ -34,9 +34,6 @@ import math
 import posixpath
 import re
 import shlex
-import shutil
-import tempfile
-import weakref
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -145,7 +142,7 @@ class Site:
     templates: Any = None
     files: dict[str, dataset.DataFile] = field(default_factory=dict)  # name -> data file, written after build
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
-    spool: Path | None = None  # where the data files wait for the end of the build (``keep``)
+    spool: dataset.Spool | None = None  # where the data files wait for the end of the build (``keep``)
     lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles
     # what every language of the build computes alike from the runs (release-history steps), made once
     shared: dict[str, Any] = field(default_factory=dict)
@@ -161,11 +158,10 @@ class Site:
         )
 
     def keep(self, data: dataset.DataFile) -> str:
-        """Hold a page's data file until the build writes it (``on_post_build``), on disk meanwhile in a
-        folder of the system's temporary one, removed with this object. Returns its key."""
+        """Hold a page's data file until the build writes it (``on_post_build``), on disk meanwhile in an
+        unnamed temporary file (``dataset.Spool``: a killed build leaves nothing behind). Returns its key."""
         if self.spool is None:
-            self.spool = Path(tempfile.mkdtemp(prefix="llmbench-data-"))
-            weakref.finalize(self, shutil.rmtree, self.spool, True)
+            self.spool = dataset.Spool()
         data.spill(self.spool)
         self.files[f"{data.key}.js"] = data
         return data.key

@@ -64,3 +64,22 @@ def test_site_build_on_a_full_disk_leaves_the_previous_site(
     assert line.endswith(f"{folder / 'site'} left as it was"), line
     lock = {".site.lock": hashlib.sha256(b"").hexdigest()}
     assert digests(ran.after) == before | lock  # the previous site, every byte; nothing else
+
+
+def test_site_build_with_a_full_temporary_folder_leaves_the_previous_site(
+    full_disk, sites: Path, tmp_path: Path
+) -> None:
+    """The data files wait in an unnamed file of ``$TMPDIR`` until the end of the build (about the data
+    set's size: ~1 GB at a million runs). ``$TMPDIR`` with a page of room (Python's ``tempfile`` passes
+    over a folder where it cannot write at all, so this is the full disk the build meets): the build
+    fails with the disk's error, leaves the previous site byte for byte and nothing of its own behind."""
+    shutil.copytree(sites / "seed" / "site", tmp_path / "site")
+    before = digests(tmp_path / "site")
+    spare = tmp_path / "tmp"
+    ran = full_disk(site_build(sites / "b", tmp_path / "b.duckdb", tmp_path / "site"),
+                    folder=spare, free=4096, env=ENV | {"TMPDIR": str(spare)}, cwd=ROOT)  # fmt: skip
+    line = one_error_line(ran.output, ran.code, spare)  # the full folder named, not the site's
+    assert "No space left on device" in line and line.endswith(f"{tmp_path / 'site'} left as it was"), line
+    assert digests(tmp_path / "site") == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".site")) == [".site.lock"]
+    assert not [p for p in ran.after.rglob("*") if p.is_file()]

@@ -27,10 +27,12 @@ from tests.site.test_plain_mkdocs import clean_env, new_result, tree
 LLMBENCH = str(Path(sys.executable).parent / "llmbench")
 
 
-def site_build(results: Path, db: Path, out: Path) -> subprocess.Popen[str]:
+def site_build(results: Path, db: Path, out: Path, tmpdir: Path | None = None) -> subprocess.Popen[str]:
+    """The build as a process of its own; ``tmpdir``: its ``$TMPDIR`` (where its data files wait)."""
+    env = clean_env(LLMBENCH_SITE_URL="http://127.0.0.1:8000/", **({"TMPDIR": str(tmpdir)} if tmpdir else {}))
     return subprocess.Popen(
         [LLMBENCH, "site", "build", "--results", str(results), "--db", str(db), "--out", str(out)],
-        env=clean_env(LLMBENCH_SITE_URL="http://127.0.0.1:8000/"),
+        env=env,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
 
@@ -99,7 +101,9 @@ def test_a_killed_site_build_leaves_the_previous_or_the_new_site(
     spec = MOMENTS[moment]
     due = _at(spec, sites["seconds"]) if isinstance(spec, float) else _when_exists(*spec)  # type: ignore[arg-type]
 
-    proc = site_build(work / "b", tmp_path / "b.duckdb", out)
+    spare = tmp_path / "tmp"  # the build's $TMPDIR
+    spare.mkdir()
+    proc = site_build(work / "b", tmp_path / "b.duckdb", out, spare)
     while proc.poll() is None and not due(out):
         time.sleep(0.005)
     with contextlib.suppress(ProcessLookupError):  # (a build that finished first: the new site)
@@ -108,6 +112,8 @@ def test_a_killed_site_build_leaves_the_previous_or_the_new_site(
     assert proc.returncode in (-signal.SIGKILL, 0)
     assert group_gone(proc.pid), "a process of the killed build is still running"
     assert tree(out) in (sites["a"], sites["b"]), "a mix of the previous and the new site"
+    # the data files waiting for the end of the build were in unnamed files: nothing left in $TMPDIR
+    assert list(spare.iterdir()) == []
 
     # The next build removes what the killed one left and completes the new site.
     code, log = finish(site_build(work / "b", tmp_path / "b.duckdb", out))

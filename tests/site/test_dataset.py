@@ -215,13 +215,22 @@ def test_empty_frames_and_batches() -> None:
         enc.add(df[["x", "s"]])
 
 
-def test_a_spilled_file_writes_the_same_bytes(tmp_path: Path) -> None:
-    df = strings_frame()
-    data = dataset.frame_file("runs", df)
-    data.spill(tmp_path)
-    assert data.parts == [] and data.text() == old("runs", df)[1]
-    data.write(tmp_path / "site.js")
-    assert (tmp_path / "site.js").read_text(encoding="utf-8") == old("runs", df)[1]
+def test_a_spilled_file_writes_the_same_bytes(tmp_path: Path, monkeypatch) -> None:
+    """Files spilled one after the other into one spool, read back between the writes (a page's text is
+    read while later pages still spill), and written into the site a few bytes at a time."""
+    monkeypatch.setattr(dataset, "SPOOL_READ", 1000)
+    spool = dataset.Spool()
+    frames = [strings_frame(), numbers_frame(), strings_frame().head(3)]
+    files = []
+    for df in frames:
+        data = dataset.frame_file("runs", df)
+        data.spill(spool)
+        assert data.parts == [] and data.text() == old("runs", df)[1]
+        files.append(data)
+    for i, (data, df) in enumerate(zip(files, frames, strict=True)):
+        data.write(tmp_path / f"site-{i}.js")
+        assert (tmp_path / f"site-{i}.js").read_text(encoding="utf-8") == old("runs", df)[1]
+    assert spool.size == sum(len(old("runs", df)[1].encode()) for df in frames) > 3 * 1000
 
 
 def _rows(text: str) -> list[dict]:
