@@ -1,8 +1,8 @@
 """The explorer at 100,000 runs (issue 29) in real headless Chromium, served by a plain static server
 (python's http.server: no Range requests, no gzip): the first chart draws from the summary (the best run
 of each GPU x model x precision x workload, ``site_gen.data.dataset.best_per_cell``) before any request for
-every run; a filter on those dimensions filters the best runs without loading every run (and a URL or
-Back to such a filter opens on them); "Show every run" and a filter on any other dimension load every
+every run; a filter or preset on those dimensions filters the best runs without loading every run (and a
+URL or Back to such a filter opens on them); "Show every run" and a filter on any other dimension load every
 run and keep the filter; a run card opens from the table, no console error, and no file of the site is
 over 20 MB.
 
@@ -19,6 +19,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import duckdb
 import pytest
@@ -147,6 +148,28 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
         assert page.evaluate("window.llmbench.scopes()[0].showingSummary()")
         assert f": {len(gpu_best):,} of {cell_runs:,} runs." in page.text_content(".lb-count")
+
+        # a preset of GPUs and precisions only (the page's own, e.g. "FP8 on H200") filters the best runs
+        # too, nothing more fetched; Back returns to the GPU filter, still on the summary
+        hrefs = page.eval_on_selector_all(".lb-preset", "(as) => as.map((a) => new URL(a.href).search)")
+        pairs = [parse_qsl(h.lstrip("?")) for h in hrefs]
+        cell_only = [i for i, p in enumerate(pairs) if p and {k for k, _ in p} <= {"gpu", "precision"}]
+        named = pairs[preset := cell_only[0]]
+        dims = sorted({k for k, _ in named})
+        where = " AND ".join(f"{k} IN ({', '.join('?' for kk, _ in named if kk == k)})" for k in dims)
+        params = [v for k in dims for kk, v in named if kk == k]
+        sql = BEST_SQL.replace("WHERE", f"WHERE {where} AND")
+        preset_best = {r for (r,) in query(scale_site, sql, params)}
+        before = page.evaluate(rendered)
+        page.click(f".lb-preset >> nth={preset}")
+        page.wait_for_function(f"{rendered} !== '{before}'", timeout=SLOW_MS)
+        assert page.evaluate("window.llmbench.scopes()[0].showingSummary()")
+        assert set(page.evaluate(DRAWN_IDS, 0)) == preset_best and preset_best
+        assert parse_qsl(page.url.split("?", 1)[1]) == named and not detail & set(page.evaluate(FETCHED))
+        before = page.evaluate(rendered)
+        page.go_back()
+        page.wait_for_function(f"{rendered} !== '{before}'", timeout=SLOW_MS)
+        assert page.url == filtered and set(page.evaluate(DRAWN_IDS, 0)) == gpu_best
 
         # "Show every run": every run loaded, the filter kept; the count and the first chart follow
         # DuckDB's runs of that GPU

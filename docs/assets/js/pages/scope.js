@@ -3,9 +3,9 @@
 // In: the scope's element (data-lb-* config), the page's charts. Out: {destroy, popstate, close, ...} for
 // main.js and window.llmbench.scopes(). Side effects: history entries (through state/url.js).
 // At scale (data-lb-summary, issue 29) the explorer opens on the best run of each cell, drawn by the same
-// chart specs. A filter on the cells' own dimensions (GPU, model, precision, workload) filters those best
-// runs, exactly, without loading every run; every run loads when the reader asks for more: another
-// filter, a preset, "show every run", or back/forward (or a URL) to a state the summary cannot show.
+// chart specs. A filter or preset on the cells' own dimensions (GPU, model, precision, workload) filters
+// those best runs, exactly, without loading every run; every run loads when the reader asks for more:
+// another filter or preset, "show every run", or back/forward (or a URL) to a state the summary cannot show.
 
 import { el, json } from "../dom.js";
 import { UI } from "../messages.js";
@@ -109,13 +109,19 @@ export function mountScope(root, ownsUrl, hooks) {
     rendered(ms);
   }
 
-  // A preset reads as a hand-written URL would: what it names, and the defaults that are kept (kind).
+  // A preset reads as a hand-written URL would: what it names, and the defaults that are kept (kind). On
+  // the summary, a preset of the cells' dimensions only ("FP8 on H200") filters the best runs as the bar
+  // would; any other, and "All runs" (it names nothing: the reader asks for every run), loads every run.
   root.querySelectorAll(".lb-preset").forEach((a) =>
     a.addEventListener("click", async (ev) => {
       ev.preventDefault();
       ev.stopPropagation(); // keep Material's instant navigation from reloading the page
+      const next = stateFromQuery(keys, new URL(a.href).search, defaults);
+      if (cells && !detail && summaryServes(next) && queryFromState(keys, next, defaults)) {
+        return void setState(next, true, true);
+      }
       await everyRun();
-      setState(stateFromQuery(keys, new URL(a.href).search, defaults), true, true);
+      setState(next, true, true);
     })
   );
 
