@@ -6,14 +6,22 @@
 export const LOCALE =
   (globalThis.document && document.documentElement.lang) || (globalThis.LLMBENCH_I18N || {}).lang || "en";
 
+// A formatter built on its first use: the page's first Intl.NumberFormat loads ICU's number data, ~20 ms
+// of the module's evaluation (x4 on Lighthouse's phone) on every page, most of which format nothing while
+// they load (the home page, the guide).
+export function formatter(options, locale = LOCALE) {
+  let f = null;
+  return { format: (v) => (f || (f = new Intl.NumberFormat(locale, options))).format(v) };
+}
+
 // One formatter for every cell (NUMBER) and every count (COUNT): Number.toLocaleString with options builds
 // a new one per call, which made rendering the table's ~1,000 numeric cells a large part of a filter change.
-export const NUMBER = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 });
-export const COUNT = new Intl.NumberFormat(LOCALE);
+export const NUMBER = formatter({ maximumFractionDigits: 1 });
+export const COUNT = formatter({});
 // $ per million output tokens: 3-4 significant digits (0.5556, 2.49, 40.18; most are below one dollar, so
 // the table's one decimal would say 0.6 or 0); the header names the currency and the price ($2.00).
-export const COST = new Intl.NumberFormat(LOCALE, { minimumSignificantDigits: 3, maximumSignificantDigits: 4 });
-export const USD = new Intl.NumberFormat(LOCALE, { style: "currency", currency: "USD" });
+export const COST = formatter({ minimumSignificantDigits: 3, maximumSignificantDigits: 4 });
+export const USD = formatter({ style: "currency", currency: "USD" });
 
 /** site_gen.charts.latency_views.cost_per_million_tokens: price × GPUs / (output tokens/s × 3600 s/h) × 10^6. */
 export function costPerMillion(price, gpus, outputTps) {
@@ -27,7 +35,7 @@ export function runCost(run, price) {
 
 // A figure read alone (a run card's field, a tooltip without a format of its own): at least 3 significant
 // digits below 100, so a small rate keeps its value (13.8 tok/s / 1,024 tokens = 0.0135 requests/s, not 0).
-const SMALL = new Intl.NumberFormat(LOCALE, { maximumSignificantDigits: 3 });
+const SMALL = formatter({ maximumSignificantDigits: 3 });
 export function figure(v) {
   const n = Number(v);
   return Math.abs(n) >= 100 || n === 0 || !Number.isFinite(n) ? NUMBER.format(n) : SMALL.format(n);

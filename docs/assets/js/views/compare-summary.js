@@ -5,9 +5,9 @@
 // Side effects: the given nodes' children (text through textContent: a result's strings are never markup).
 
 import { el } from "../dom.js";
-import { COUNT, NUMBER } from "../format.js";
+import { COUNT, formatter, NUMBER } from "../format.js";
 
-const R = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const R = formatter({ minimumFractionDigits: 2, maximumFractionDigits: 2 }, "en");
 /** A ratio as the page writes it: two decimals (1.49; the sign × is the caller's). */
 export const times = (r) => R.format(r);
 
