@@ -402,11 +402,13 @@ class Page:
         sub = self._subset(mk.filters)
         if box := self._empty(mk, sub, self.site.cat.messages.get(f"views.{view.name}.title", view.title)):
             return box
+        defaults = view.defaults(sub)
         return self._scope(
             "view.html.j2",
             mk,
             [replace(dimension(k), multi=k not in view.single) for k in view.filters],
-            view.defaults(sub),
+            defaults,
+            summary=self._slice(mk, sub, defaults),
             charts=self._charts(view.name, mk, mk.options.get("title")),
             after=markupsafe.Markup(view.after(self.site.cat)) if view.after else "",
         )
@@ -462,6 +464,31 @@ class Page:
         src = self._rel(f"{DATA_DIR}/{key}.js")
         dims = [d.key for d in DIMENSIONS if d.column in dataset.SUMMARY_CELL]
         return json.dumps({"src": src, "key": key, "runs": len(sub), "cells": cells, "dims": dims})
+
+    def _slice(self, mk: Marker, sub: pd.DataFrame, defaults: Filters) -> str:
+        """A view's first view at scale: every run of its opening selection (``defaults``), as the
+        placeholder's ``data-lb-summary`` JSON {src, key, runs, cells, dims: [], slice: true}. Exact (the
+        rows every run gives there, in the same order), so the charts and the count line are the same;
+        any other selection loads every run. "" below ``dataset.SUMMARY_FROM_RUNS`` runs, or where the
+        selection is most of the runs (a view opening on every run)."""
+        if len(sub) < dataset.SUMMARY_FROM_RUNS or not defaults:
+            return ""
+        slices = self.site.shared.setdefault("slices", {})  # one file per selection, for every language
+        which = json.dumps([mk.filters, defaults], sort_keys=True)
+        if which not in slices:
+            part = sub[mask(sub, defaults)]
+            small = len(part) <= len(sub) // 2
+            slices[which] = (
+                self.site.keep(dataset.frame_file("slice", part.reset_index(drop=True))) if small else "",
+                len(part),
+            )
+        key, cells = slices[which]
+        if not key:
+            return ""
+        src = self._rel(f"{DATA_DIR}/{key}.js")
+        return json.dumps(
+            {"src": src, "key": key, "runs": len(sub), "cells": cells, "dims": [], "slice": True}
+        )
 
     def _render_compare(self, mk: Marker) -> str:
         """Compare mode: A vs B over the configurations both have (``site_gen.pages.compare``)."""

@@ -232,3 +232,61 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         assert watched.errors == [] and watched.external == []
     finally:
         watched.close()
+
+
+# A view's opening selection (its defaults) as SQL over the runs table: the dimensions the views open on
+COLUMN = {"model": "model_name", "precision": "precision", "engine": "engine", "gpu": "gpu", "pp": "pp"}
+
+
+def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
+    scale_site: Path, scale_url: str, browser: object
+) -> None:
+    """A view opens on every run of its opening selection (a file of those runs, not every run): the
+    rows its charts draw are DuckDB's runs of that selection, the count line is the one every run gives;
+    a filter then loads every run, and every run at the opening selection gives the same rows in the
+    same order. A guide page's several views each open on their own selection."""
+    ((total,),) = query(scale_site, "SELECT count(*) FROM runs")
+    watched = Watched(browser, 1440, 900)
+    try:
+        page = watched.page
+        page.goto(f"{scale_url}/generated/views/generational-uplift.html", wait_until="commit")
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
+        scope = "window.llmbench.scopes()[0]"
+        assert page.evaluate(f"{scope}.showingSummary()")
+        opening = page.evaluate("JSON.parse(document.querySelector('.lb-filterbar').dataset.lbDefaults)")
+        where, params = [], []
+        for key, values in sorted(opening.items()):
+            if key == "workload":
+                where.append("(" + " OR ".join("(isl = ? AND osl = ?)" for _ in values) + ")")
+                params += [int(x) for v in values for x in v.split("/")]
+            else:
+                where.append(f"{COLUMN[key]} IN ({', '.join('?' for _ in values)})")
+                params += values
+        sql = f"SELECT run_id FROM runs WHERE {' AND '.join(where)}"
+        want = {r for (r,) in query(scale_site, sql, params)}
+        first = page.evaluate(f"{scope}.rows().map((r) => r.run_id)")
+        assert 0 < len(first) < total / 2 and set(first) == want and len(first) == len(want)
+        assert page.text_content(".lb-count") == f"{len(want):,} of {total:,} runs"
+        detail = {Path(p).name for p in page.get_attribute(".lb-scope", "data-lb-src").split()}
+        fetched = page.evaluate(FETCHED)
+        assert not detail & set(fetched) and any(n.startswith("slice.") for n in fetched)
+        page.screenshot(path=str(SHOTS / "view-1440.png"))
+        # a filter's button: every run loaded, that filter opened; at the opening selection the same rows
+        page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')
+        page.wait_for_function(f"!{scope}.showingSummary()", timeout=SLOW_MS)
+        page.evaluate(f"{scope}.everyRun()")
+        page.wait_for_selector('.lb-filter[data-dim="gpu"] .lb-filter-button[aria-expanded="true"]')
+        assert detail <= set(page.evaluate(FETCHED))
+        assert page.evaluate(f"{scope}.rows().map((r) => r.run_id)") == first
+        assert page.text_content(".lb-count") == f"{len(want):,} of {total:,} runs"
+
+        # a guide page of several views: each opens on its selection, none loads every run
+        page.goto(f"{scale_url}/guide/04-parallelism.html", wait_until="commit")
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
+        shown = page.evaluate("window.llmbench.scopes().map((s) => s.showingSummary())")
+        assert len(shown) >= 2 and all(shown), shown
+        detail = {Path(p).name for p in page.get_attribute(".lb-scope", "data-lb-src").split()}
+        assert not detail & set(page.evaluate(FETCHED))
+        assert watched.errors == [] and watched.external == []
+    finally:
+        watched.close()

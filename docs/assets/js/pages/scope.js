@@ -3,7 +3,8 @@
 // In: the scope's element (data-lb-* config), the page's charts. Out: {destroy, popstate, close, ...} for
 // main.js and window.llmbench.scopes(). Side effects: history entries (through state/url.js).
 // At scale (data-lb-summary, issue 29) the explorer opens on the best run of each cell, drawn by the same
-// chart specs. A filter or preset on the cells' own dimensions (GPU, model, precision, workload) filters
+// chart specs; a view opens on the runs of its opening selection (a "slice": every run of it, so the
+// charts and the count line are what every run gives there), and any change loads every run. A filter or preset on the cells' own dimensions (GPU, model, precision, workload) filters
 // those best runs, exactly, without loading every run; every run loads when the reader asks for more:
 // another filter or preset, "show every run", or back/forward (or a URL) to a state the summary cannot show.
 
@@ -140,10 +141,13 @@ export function mountScope(root, ownsUrl, hooks) {
   const showTable = (on) => tableParts.forEach((n) => n && (n.hidden = !on));
 
   async function start() {
-    if (!first || !source.summary || !ownsUrl || !summaryServes(stateFromQuery(keys, url.search(), defaults))) {
-      return everyRun();
-    }
+    if (!first || !source.summary || !summaryServes(urlState())) return everyRun();
     return startSummary();
+  }
+
+  // The state a scope opens on: the URL's for the scope that owns it, the defaults for the others.
+  function urlState() {
+    return ownsUrl ? stateFromQuery(keys, url.search(), defaults) : clone(defaults);
   }
 
   // The first view at scale: the best run of each cell in the charts, the count line saying so with a
@@ -156,7 +160,7 @@ export function mountScope(root, ownsUrl, hooks) {
       [...barNode.querySelectorAll(".lb-filter[data-dim]")].map((n) => n.dataset.dim).filter((k) => !cellDims.some((d) => d.key === k))
     );
     cells = source.index(best, cellDims, [], "cell_runs");
-    state = stateFromQuery(keys, url.search(), defaults);
+    state = urlState();
     await yieldToMain();
     bar = mountFilterBar({
       bar: barNode, limitBox: null, dims, limits: [], priceCfg: null, values: cells.values, defaults,
@@ -183,6 +187,11 @@ export function mountScope(root, ownsUrl, hooks) {
     rows = result.rows;
     bar.sync(state, result.counts, cells.index);
     controls.sync();
+    if (first.slice) {
+      // a view's opening selection, every run of it: the count line every run would give
+      if (!detail) (summary || (summary = mountSummary(root))).draw({ shown: countRuns(rows), total: first.runs });
+      return;
+    }
     const count = root.querySelector(".lb-count");
     if (!count || detail) return; // every run is loading: the count line says so
     const chosen = cellDims.some((d) => (state[d.key] || []).length);
