@@ -3,10 +3,11 @@
 // In: the scope's element (data-lb-* config), the page's charts. Out: {destroy, popstate, close, ...} for
 // main.js and window.llmbench.scopes(). Side effects: history entries (through state/url.js).
 // At scale (data-lb-summary, issue 29) the explorer opens on the best run of each cell, drawn by the same
-// chart specs; a view opens on the runs of its opening selection (a "slice": every run of it, so the
-// charts and the count line are what every run gives there), and any change loads every run. A filter or preset on the cells' own dimensions (GPU, model, precision, workload) filters
+// chart specs. A filter or preset on the cells' own dimensions (GPU, model, precision, workload) filters
 // those best runs, exactly, without loading every run; every run loads when the reader asks for more:
 // another filter or preset, "show every run", or back/forward (or a URL) to a state the summary cannot show.
+// A view opens the same way on the runs of its opening selection (a "slice", no cell dimensions: every run
+// of it, so the charts and the count line are what every run gives there); any change loads every run.
 
 import { el, json } from "../dom.js";
 import { UI } from "../messages.js";
@@ -38,7 +39,8 @@ export function mountScope(root, ownsUrl, hooks) {
   const keys = [...dims, ...limits]; // what the URL's filter state holds
   const tableNode = root.querySelector("table.lb-table");
   const charts = [...root.querySelectorAll(".lb-chart")].map(hooks.charts.of);
-  const first = json(root, "data-lb-summary", null); // {src, key, runs, cells, dims}: the first view at scale
+  // {src, key, runs, cells, dims, slice?}: the first view at scale (markers._summary, markers._slice)
+  const first = json(root, "data-lb-summary", null);
   const source = openSource(root.dataset.lbSrc, root.dataset.lbKey, first);
   let index = null, state = null, rows = [], bar = null, summary = null, table = null;
   // The summary's own index over its cells' dimensions (a best run counts for its cell's runs), while the
@@ -153,6 +155,7 @@ export function mountScope(root, ownsUrl, hooks) {
   // The first view at scale: the best run of each cell in the charts, the count line saying so with a
   // "show every run" button, no table; a file of a few thousand rows whatever the number of runs. The bar
   // filters the cells' dimensions here; another dimension's button loads every run, then opens that filter.
+  // (A view's slice: its runs, the usual count line; every button loads every run.)
   async function startSummary() {
     const best = await source.summary();
     showTable(false);
