@@ -44,6 +44,7 @@ import markupsafe
 from site_gen import i18n
 from site_gen.charts.vega_compile import compile_spec
 from site_gen.data import dataset
+from site_gen.data.dataset import js_text
 from site_gen.data.dimensions import DIMENSIONS, Filters, mask, release_label
 from site_gen.data.dimensions import get as dimension
 from site_gen.data.queries import within_bound
@@ -442,28 +443,62 @@ class Page:
             est_low=est_low,
             table=json.dumps(table_columns(self.site.runs.columns, self.site.cat)),
             presets=[] if mk.filters else presets(sub, self.site.cat),
-            summary=self._summary(mk, sub),
+            summary=self._summary(mk, sub, defaults),
             charts=[
                 *self._charts("runs-by-gpu", mk, self.site.cat.t("widgets.explorer_gpu_caption")),
                 *self._charts("runs-by-tp", mk, self.site.cat.t("widgets.explorer_tp_caption")),
             ],
         )
 
-    def _summary(self, mk: Marker, sub: pd.DataFrame) -> str:
+    def _summary(self, mk: Marker, sub: pd.DataFrame, defaults: Filters) -> str:
         """The explorer's first view at scale (``dataset.best_per_cell``), as the placeholder's
-        ``data-lb-summary`` JSON {src, key, runs, cells, dims}; "" (load every run at once) for an explorer
-        with fixed filters or fewer than ``dataset.SUMMARY_FROM_RUNS`` runs. One file for every language.
-        ``dims``: the filter dimensions of the summary's cells, which filter it exactly (the best run of
-        each H200 cell is the best run of that cell) without loading every run."""
+        ``data-lb-summary`` JSON {src, key, runs, cells, dims, figure, more}; "" (load every run at once)
+        for an explorer with fixed filters or fewer than ``dataset.SUMMARY_FROM_RUNS`` runs. One file for
+        every language. ``dims``: the filter dimensions of the summary's cells, which filter it exactly
+        (the best run of each H200 cell is the best run of that cell) without loading every run.
+        ``more``: {dimension: {counts, values: {value text: file}}} for each other dimension the summary
+        takes a filter on (``dataset.summary_by``); a file is {src, key}."""
         if mk.filters or len(sub) < dataset.SUMMARY_FROM_RUNS:
             return ""
         if "summary" not in self.site.shared:
-            best = dataset.best_per_cell(sub)
-            self.site.shared["summary"] = (self.site.keep(dataset.frame_file("summary", best)), len(best))
-        key, cells = self.site.shared["summary"]
-        src = self._rel(f"{DATA_DIR}/{key}.js")
-        dims = [d.key for d in DIMENSIONS if d.column in dataset.SUMMARY_CELL]
-        return json.dumps({"src": src, "key": key, "runs": len(sub), "cells": cells, "dims": dims})
+            self.site.shared["summary"] = self._summary_files(sub, defaults)
+        key, cells, more = self.site.shared["summary"]
+        file = lambda k: {"src": self._rel(f"{DATA_DIR}/{k}.js"), "key": k}  # noqa: E731
+        return json.dumps(
+            {
+                **file(key),
+                "runs": len(sub),
+                "cells": cells,
+                "dims": [d.key for d in DIMENSIONS if d.column in dataset.SUMMARY_CELL],
+                "figure": dataset.SUMMARY_FIGURE,
+                "more": {
+                    dim: {"counts": file(c), "values": {v: file(k) for v, k in values.items()}}
+                    for dim, (c, values) in more.items()
+                },
+            }
+        )
+
+    def _summary_files(
+        self, sub: pd.DataFrame, defaults: Filters
+    ) -> tuple[str, int, dict[str, tuple[str, dict[str, str]]]]:
+        """The summary's data files, kept (``keep``): its key, its number of cells, and for each other
+        dimension of two values or more that has no default (the source kind's default leaves estimates
+        out: the summary has none) the keys of its counts and of each value's best runs."""
+        best = dataset.best_per_cell(sub)
+        key = self.site.keep(dataset.frame_file("summary", best))
+        more: dict[str, tuple[str, dict[str, str]]] = {}
+        for d in DIMENSIONS:
+            if d.column in dataset.SUMMARY_CELL or defaults.get(d.key) or sub[d.column].nunique() < 2:
+                continue
+            counts, parts = dataset.summary_by(sub, best, d.column, d.sort_column)
+            more[d.key] = (
+                self.site.keep(dataset.frame_file(f"summary-{d.key}", counts)),
+                {
+                    js_text(v): self.site.keep(dataset.frame_file(f"summary-{d.key}", part))
+                    for v, part in parts.items()
+                },
+            )
+        return key, len(best), more
 
     def _slice(self, mk: Marker, sub: pd.DataFrame, defaults: Filters) -> str:
         """A view's first view at scale: every run of its opening selection (``defaults``), as the

@@ -266,6 +266,64 @@ def test_the_summary_filters_its_cells_as_every_run_would(node: Node, state: dic
     assert "L8" in got["values"]["model"] and "FP16" in got["values"]["precision"]  # B200's cell
 
 
+# The summary taking a filter on one more dimension (TP here, ``dataset.summary_by``): SUMMARY_RUNS with a TP
+# each; r2 (no figure) is its cell's only TP 4 run, r4 has no TP.
+TP_RUNS = [{**r, "tp": tp} for r, tp in zip(SUMMARY_RUNS, [1, 2, 4, 1, None, 2, 1, 8], strict=True)]
+TP_DIM = dimensions.get("tp").as_json()
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {},
+        {"tp": ["1"]},
+        {"tp": ["2", "8"]},
+        {"tp": ["4"]},
+        {"tp": ["1", "2"], "gpu": ["H200"]},
+        {"gpu": ["A100"], "model": ["L70"]},
+        {"tp": ["16"]},
+    ],
+)
+def test_the_summary_filters_one_more_dimension_as_every_run_would(node: Node, state: dict) -> None:
+    """With the counts of each cell by TP and each TP's best runs (``dataset.summary_by``), the page gives
+    the rows pandas gives (``mask`` then ``best_per_cell``) and each option, TP's included, the runs of the
+    summary's cells that the other filters keep (a null TP counts for no TP, a TP without any figure for
+    its runs and no point)."""
+    from site_gen.data import dataset
+
+    runs = pd.DataFrame(TP_RUNS).astype({"tp": "Int64"})
+    best = dataset.best_per_cell(runs)
+    counts, parts = dataset.summary_by(runs, best, "tp")
+    records = lambda df: json.loads(df.to_json(orient="records"))  # noqa: E731
+    (rows,) = node([["data/cells.js", "countRows", [records(counts), records(best), CELL_DIMS]]])
+    job = (
+        "(m, rows, dims, state) => { const ix = m.createIndex(rows, dims, [], 'cell_runs');"
+        " return {values: ix.values, ...ix.filter(state)}; }"
+    )
+    (got,) = node([["data/crossfilter.js", job, [rows, [*CELL_DIMS, TP_DIM], state]]])
+    chosen = [
+        r for v, part in parts.items() if dataset.js_text(v) in state.get("tp", []) for r in records(part)
+    ]
+    keep = {d["column"]: state[d["key"]] for d in CELL_DIMS if d["key"] in state}
+    job = (
+        "(m, rows, keep, cell, figure) => m.bestPerCell(rows.filter((r) =>"
+        " Object.entries(keep).every(([c, vs]) => vs.includes(String(r[c])))), cell, figure)"
+    )
+    (shown,) = node(
+        [["data/cells.js", job, [chosen, keep, list(dataset.SUMMARY_CELL), dataset.SUMMARY_FIGURE]]]
+    )
+    if "tp" in state:  # no TP chosen: the summary's own rows (the test above)
+        want = dataset.best_per_cell(runs[dimensions.mask(runs, state)])
+        assert sorted(r["run_id"] for r in shown) == sorted(want.run_id)
+    figured = runs[runs.groupby(list(dataset.SUMMARY_CELL))["output_tps_per_gpu"].transform("count") > 0]
+    assert sum(r["cell_runs"] for r in got["rows"]) == int(dimensions.mask(figured, state).sum())
+    for key, values in got["values"].items():
+        others = {k: v for k, v in state.items() if k != key}
+        for value, n in zip(values, got["counts"][key], strict=True):
+            assert n == int(dimensions.mask(figured, {**others, key: [value]}).sum()), (key, value)
+    assert got["values"]["tp"] == ["1", "2", "4", "8"]  # a TP without a figure is still an option
+
+
 def _compare_rows() -> list[dict]:
     base = {
         "model_name": "M",

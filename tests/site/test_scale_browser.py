@@ -2,9 +2,9 @@
 (python's http.server: no Range requests, no gzip): the first chart draws from the summary (the best run
 of each GPU x model x precision x workload, ``site_gen.data.dataset.best_per_cell``) before any request for
 every run; a filter or preset on those dimensions filters the best runs without loading every run (and a
-URL or Back to such a filter opens on them); "Show every run" and a filter on any other dimension load every
-run and keep the filter; a run card opens from the table, no console error, and no file of the site is
-over 20 MB.
+URL or Back to such a filter opens on them); so does a filter on one more dimension (TP); "Show every run"
+and a filter on a second such dimension load every run and keep the filters; a run card opens from the
+table, no console error, and no file of the site is over 20 MB.
 
 The runs are ``tests.perf.bench_scale.fast_results``' synthetic set (15 releases, the registry GPUs with a
 16-bit TFLOP/s figure, 100 runs a file), built with ``llmbench site build`` in a child process (its memory
@@ -19,6 +19,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl
 
 import duckdb
@@ -40,6 +41,7 @@ WHERE output_tps_per_gpu IS NOT NULL
 ORDER BY gpu, model_name, precision, isl, osl, output_tps_per_gpu DESC, run_id"""
 # the rows the chart's `runs` dataset holds, and the data files the page has fetched so far
 DRAWN_IDS = "(i) => window.llmbench.charts()[i].view.data('runs').map((r) => r.run_id)"
+ROW_IDS = "window.llmbench.scopes()[0].rows().map((r) => r.run_id)"  # the rows of the selection
 FETCHED = "() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop())"
 COUNT_MARKS = "(i) => window.llmbench.countMarks(window.llmbench.charts()[i].view.scenegraph().root)"
 
@@ -206,15 +208,6 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         )
         assert len(loaded) == 1, loaded  # one partition of the cards, not every card
 
-        # a filter on another dimension (TP) loads every run, then opens that filter
-        page.goto(f"{scale_url}/explorer.html", wait_until="commit")
-        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
-        page.click('.lb-filter[data-dim="tp"] .lb-filter-button')
-        page.wait_for_function("!window.llmbench.scopes()[0].showingSummary()", timeout=SLOW_MS)
-        page.evaluate(every)
-        page.wait_for_selector('.lb-filter[data-dim="tp"] .lb-filter-button[aria-expanded="true"]')
-        assert page.text_content(".lb-count") == f"{total:,} of {total:,} runs"
-
         # a phone: the summary again, then "Show every run" loads every run into the count and the table
         page.set_viewport_size({"width": 390, "height": 844})
         page.goto(f"{scale_url}/explorer.html", wait_until="commit")
@@ -229,6 +222,106 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
             page.is_visible(".lb-table-wrap")
             and page.evaluate("window.llmbench.scopes()[0].tableText().rows.length") == total
         )
+        assert watched.errors == [] and watched.external == []
+    finally:
+        watched.close()
+
+
+# the runs of the cells the summary holds (those with a figure), under a condition
+CELL_RUNS_SQL = """SELECT count(*) FROM runs WHERE {where} AND (gpu, model_name, precision, isl, osl) IN
+(SELECT (gpu, model_name, precision, isl, osl) FROM runs WHERE output_tps_per_gpu IS NOT NULL)"""
+
+
+def choose(page: Any, dim: str, value: object) -> str:
+    """Open ``dim``'s list of options (its button), tick ``value`` and wait until the page has drawn it.
+    Returns that option's count as the list showed it before the choice."""
+    rendered = "document.querySelector('.lb-scope').dataset.lbRendered"
+    page.click(f'.lb-filter[data-dim="{dim}"] .lb-filter-button')
+    page.wait_for_selector(f'.lb-filter[data-dim="{dim}"] .lb-filter-button[aria-expanded="true"]')
+    shown = page.locator(
+        f'.lb-filter[data-dim="{dim}"] label:has(input[value="{value}"]) .lb-n'
+    ).text_content()
+    before = page.evaluate(rendered)
+    page.check(f'.lb-filter[data-dim="{dim}"] input[value="{value}"]')
+    page.wait_for_function(f"{rendered} !== '{before}'", timeout=SLOW_MS)
+    return shown
+
+
+def test_the_explorer_at_100k_runs_filters_one_more_dimension_on_its_summary(
+    scale_site: Path, scale_url: str, browser: object
+) -> None:
+    """A filter on TP (a dimension outside the summary's cells) loads TP's counts and the chosen TP's best
+    runs, not every run: the chart draws DuckDB's best run of each cell among that TP's runs, the count line
+    and the options count DuckDB's runs; a GPU beside it filters the same way, a shared link opens on it;
+    a second such dimension (PP) loads every run and keeps both filters."""
+    ((total,),) = query(scale_site, "SELECT count(*) FROM runs")
+    # the TP with the fewest runs (ties: the smallest)
+    ((tp, _),) = query(
+        scale_site, "SELECT tp, count(*) n FROM runs WHERE tp IS NOT NULL GROUP BY tp ORDER BY n, tp LIMIT 1"
+    )
+    ((tp_runs,),) = query(scale_site, CELL_RUNS_SQL.format(where="tp = ?"), [tp])
+    tp_best = {r for (r,) in query(scale_site, BEST_SQL.replace("WHERE", "WHERE tp = ? AND"), [tp])}
+    watched = Watched(browser, 1440, 900)
+    try:
+        page = watched.page
+        page.goto(f"{scale_url}/explorer.html", wait_until="commit")
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
+        detail = {Path(p).name for p in page.get_attribute(".lb-scope", "data-lb-src").split()}
+
+        # TP's button opens TP's options, counted from DuckDB, with nothing of every run fetched
+        assert choose(page, "tp", tp) == f" {tp_runs:,}"
+        assert page.evaluate("window.llmbench.scopes()[0].showingSummary()")
+        assert (
+            set(page.evaluate(ROW_IDS)) == tp_best and len(page.evaluate(ROW_IDS)) == len(tp_best) and tp_best
+        )
+        drawn = page.evaluate(DRAWN_IDS, 0)  # every row, or an even sample above MAX_POINTS
+        assert set(drawn) <= tp_best and len(drawn) == len(set(drawn)) == min(len(tp_best), MAX_POINTS)
+        assert f": {len(tp_best):,} of {tp_runs:,} runs." in page.text_content(".lb-count")
+        assert not detail & set(page.evaluate(FETCHED))
+
+        # a GPU beside it: that GPU's options count the runs of that TP; the best runs of both
+        ((gpu, gpu_runs),) = query(
+            scale_site,
+            CELL_RUNS_SQL.format(where="tp = ?").replace("count(*)", "gpu, count(*) n")
+            + " GROUP BY gpu ORDER BY n, gpu LIMIT 1",
+            [tp],
+        )
+        assert choose(page, "gpu", gpu) == f" {gpu_runs:,}"
+        page.keyboard.press("Escape")
+        both = {
+            r
+            for (r,) in query(
+                scale_site, BEST_SQL.replace("WHERE", "WHERE tp = ? AND gpu = ? AND"), [tp, gpu]
+            )
+        }
+        assert set(page.evaluate(ROW_IDS)) == both and both
+        assert f": {len(both):,} of {gpu_runs:,} runs." in page.text_content(".lb-count")
+        assert not detail & set(page.evaluate(FETCHED))
+        page.screenshot(path=str(SHOTS / "explorer-tp-1440.png"))
+
+        # the link opens on the same, from the summary
+        page.goto(page.url, wait_until="commit")
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
+        assert page.evaluate("window.llmbench.scopes()[0].showingSummary()")
+        assert set(page.evaluate(ROW_IDS)) == both
+        assert f": {len(both):,} of {gpu_runs:,} runs." in page.text_content(".lb-count")
+
+        # a TP that is no value (a hand-made link, a name of every JS object): nothing, said so, no error
+        page.goto(f"{scale_url}/explorer.html?tp=__proto__", wait_until="commit")
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
+        assert page.evaluate("window.llmbench.scopes()[0].showingSummary()")
+        assert ": 0 of 0 runs." in page.text_content(".lb-count") and page.evaluate(ROW_IDS) == []
+        page.go_back()
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
+
+        # a second dimension outside the cells (PP) loads every run, then opens PP, the filters kept
+        page.click('.lb-filter[data-dim="pp"] .lb-filter-button')
+        page.wait_for_function("!window.llmbench.scopes()[0].showingSummary()", timeout=SLOW_MS)
+        page.evaluate("window.llmbench.scopes()[0].everyRun()")
+        page.wait_for_selector('.lb-filter[data-dim="pp"] .lb-filter-button[aria-expanded="true"]')
+        ((runs,),) = query(scale_site, "SELECT count(*) FROM runs WHERE tp = ? AND gpu = ?", [tp, gpu])
+        assert page.text_content(".lb-count") == f"{runs:,} of {total:,} runs"
+        assert detail <= set(page.evaluate(FETCHED))
         assert watched.errors == [] and watched.external == []
     finally:
         watched.close()

@@ -81,3 +81,31 @@ def test_its_size_follows_the_cells_not_the_runs_in_them(real_runs: pd.DataFrame
     assert list(ten["cell_runs"]) == [10 * n for n in one["cell_runs"]]
     small = len(dataset.frame_file("summary", one).text())
     assert len(dataset.frame_file("summary", ten).text()) < small * 1.05
+
+
+@pytest.mark.parametrize(("column", "sort_column"), [("tp", None), ("engine_version", "version_key")])
+def test_one_more_dimension_counts_and_best_runs_are_duckdbs(
+    real_runs: pd.DataFrame, column: str, sort_column: str | None
+) -> None:
+    """``summary_by``: the runs of each summary cell by value (DuckDB's GROUP BY over the cells that have a
+    figure) and, per value, DuckDB's best run of each cell among that value's runs."""
+    best = dataset.best_per_cell(real_runs)
+    counts, parts = dataset.summary_by(real_runs, best, column, sort_column)
+    cell = list(dataset.SUMMARY_CELL)
+    named = counts.assign(**{c: best[c].to_numpy()[counts["cell"]] for c in cell})
+    got = set(named[[*cell, column, "cell_runs"]].itertuples(index=False, name=None))
+    con = duckdb.connect()
+    con.register("f", real_runs)
+    want = con.execute(
+        f"SELECT gpu, model_name, precision, workload, {column}, count(*) FROM f"
+        " WHERE (gpu, model_name, precision, workload) IN (SELECT (gpu, model_name, precision, workload)"
+        " FROM f WHERE output_tps_per_gpu IS NOT NULL) GROUP BY ALL"
+    ).fetchall()
+    assert {tuple(None if pd.isna(x) else x for x in r) for r in got} == set(want)
+    assert len(parts) == real_runs[column].nunique() >= 2
+    for value, part in parts.items():
+        mine = set(part[["run_id", "output_tps_per_gpu", "cell_runs"]].itertuples(index=False, name=None))
+        assert mine == duckdb_best(real_runs[real_runs[column] == value]), value
+        assert not part.duplicated(cell).any()
+    if sort_column:  # the filter bar orders the values by it: each value keeps its own
+        assert counts.groupby(column)[sort_column].nunique().max() == 1

@@ -5,6 +5,7 @@
 //
 // Source: rows() → Promise<object[]> every row of the set; summary() → Promise<object[]> the first view's
 // rows at scale, or summary null where the page has none; run(id) → Promise<object | null> one run;
+// load({src, key}) → Promise<object[]> the rows of another file of the set (the summary's counts and parts);
 // openCards(parts) is the run cards' Source: run(id) loads only the partition holding the run;
 // index(rows, dims, limits) → {values, index, filter(state) → {rows, counts, missing, limited}}.
 
@@ -21,6 +22,7 @@ export function openSource(src, key, summary = null) {
   return {
     rows,
     summary: summary ? () => loadRows(summary.src, summary.key) : null,
+    load: (file) => loadRows(file.src, file.key),
     run: async (id) => (id ? (await rows()).find((r) => r.run_id === id) || null : null),
     index: createIndex,
   };

@@ -4,8 +4,10 @@
 // main.js and window.llmbench.scopes(). Side effects: history entries (through state/url.js).
 // At scale (data-lb-summary, issue 29) the explorer opens on the best run of each cell, drawn by the same
 // chart specs. A filter or preset on the cells' own dimensions (GPU, model, precision, workload) filters
-// those best runs, exactly, without loading every run; every run loads when the reader asks for more:
-// another filter or preset, "show every run", or back/forward (or a URL) to a state the summary cannot show.
+// those best runs, exactly, without loading every run; so does a filter on one more dimension (TP, a
+// release: data/summary.js). Every run loads when the reader asks for more: a filter on two other
+// dimensions, another preset, "show every run", or back/forward (or a URL) to a state the summary cannot
+// show.
 // A view opens the same way on the runs of its opening selection (a "slice", no cell dimensions: every run
 // of it, so the charts and the count line are what every run gives there); any change loads every run.
 
@@ -13,9 +15,10 @@ import { el, json } from "../dom.js";
 import { UI } from "../messages.js";
 import { COUNT } from "../format.js";
 import { yieldToMain } from "../tasks.js";
-import { clone, priceValue, queryFromState, same, stateFromQuery, withOtherParams } from "../state/filter.js";
+import { clone, priceValue, queryFromState, stateFromQuery, withOtherParams } from "../state/filter.js";
 import * as url from "../state/url.js";
 import { fixedMatcher, openSource } from "../data/source.js";
+import { openSummary, summaryServer } from "../data/summary.js";
 import { mountFilterBar } from "../views/filter-bar.js";
 import { mountSummary } from "../views/summary.js";
 import { mountControls } from "../views/controls.js";
@@ -39,16 +42,14 @@ export function mountScope(root, ownsUrl, hooks) {
   const keys = [...dims, ...limits]; // what the URL's filter state holds
   const tableNode = root.querySelector("table.lb-table");
   const charts = [...root.querySelectorAll(".lb-chart")].map(hooks.charts.of);
-  // {src, key, runs, cells, dims, slice?}: the first view at scale (markers._summary, markers._slice)
+  // {src, key, runs, cells, dims, figure, more, slice?}: the first view at scale (markers._summary, _slice)
   const first = json(root, "data-lb-summary", null);
   const source = openSource(root.dataset.lbSrc, root.dataset.lbKey, first);
   let index = null, state = null, rows = [], bar = null, summary = null, table = null;
-  // The summary's own index over its cells' dimensions (a best run counts for its cell's runs), while the
-  // summary shows; a state it serves differs from the defaults in those dimensions only.
-  const cellDims = first ? dims.filter((d) => (first.dims || []).includes(d.key)) : [];
+  // The summary (data/summary.js, in cells while it shows): "" / a dimension / null for the states it serves.
+  const servedBy = first ? summaryServer(first, keys, defaults) : () => null;
+  const summaryServes = (s) => servedBy(s) !== null;
   let cells = null;
-  const summaryServes = (s) =>
-    keys.every((k) => cellDims.includes(k) || same({ v: s[k.key] || [] }, { v: defaults[k.key] || [] }));
   let detail = null; // Promise: every run loaded and indexed, the bar and table mounted (once)
   const leave = new AbortController(); // the page left (instant navigation): the scope's watchers stop
   const controls = mountControls(root); // a phone's "Filters" button
@@ -105,7 +106,7 @@ export function mountScope(root, ownsUrl, hooks) {
     if (ownsUrl && push) url.pushQuery(withOtherParams(queryFromState(keys, state, defaults), keys, url.search()));
     const t0 = performance.now();
     if (index) refresh();
-    else refreshSummary();
+    else await refreshSummary();
     await Promise.all(charts.filter((c) => c.view).map((c) => setRows(c, rows)));
     const ms = performance.now() - t0;
     if (measure) hooks.measured("filter", ms);
@@ -113,8 +114,8 @@ export function mountScope(root, ownsUrl, hooks) {
   }
 
   // A preset reads as a hand-written URL would: what it names, and the defaults that are kept (kind). On
-  // the summary, a preset of the cells' dimensions only ("FP8 on H200") filters the best runs as the bar
-  // would; any other, and "All runs" (it names nothing: the reader asks for every run), loads every run.
+  // the summary, a preset it serves ("FP8 on H200") filters it as the bar would; any other, and "All runs"
+  // (it names nothing: the reader asks for every run), loads every run.
   root.querySelectorAll(".lb-preset").forEach((a) =>
     a.addEventListener("click", async (ev) => {
       ev.preventDefault();
@@ -152,57 +153,65 @@ export function mountScope(root, ownsUrl, hooks) {
     return ownsUrl ? stateFromQuery(keys, url.search(), defaults) : clone(defaults);
   }
 
-  // The first view at scale: the best run of each cell in the charts, the count line saying so with a
-  // "show every run" button, no table; a file of a few thousand rows whatever the number of runs. The bar
-  // filters the cells' dimensions here; another dimension's button loads every run, then opens that filter.
-  // (A view's slice: its runs, the usual count line; every button loads every run.)
+  // The first view at scale: the summary's rows in the charts, the count line saying so with a "show
+  // every run" button, no table. (A view's slice: its runs, the usual count line; any button: every run.)
+  let barDims = null, barExtra = null; // the dimensions the build's bar shows; the one more on the bar now
   async function startSummary() {
-    const best = await source.summary();
+    cells = await openSummary(first, source, dims, keys, defaults);
+    barDims = [...barNode.querySelectorAll(".lb-filter[data-dim]")].map((n) => n.dataset.dim);
     showTable(false);
-    const later = new Set(
-      [...barNode.querySelectorAll(".lb-filter[data-dim]")].map((n) => n.dataset.dim).filter((k) => !cellDims.some((d) => d.key === k))
-    );
-    cells = source.index(best, cellDims, [], "cell_runs");
     state = urlState();
     await yieldToMain();
+    await refreshSummary();
+    const t0 = performance.now();
+    await Promise.all(charts.map((c) => hooks.charts.lazy(c, () => rows)));
+    rendered(performance.now() - t0);
+  }
+
+  // The bar on the summary: the cells' dimensions (and the one more open) filter it; the others are
+  // deferred: one more dimension while no other is chosen opens it, any other loads every run.
+  function mountSummaryBar() {
+    barExtra = cells.extra();
+    const on = new Set([...cells.cellDims.map((d) => d.key), barExtra]);
+    if (bar) bar.destroy();
     bar = mountFilterBar({
-      bar: barNode, limitBox: null, dims, limits: [], priceCfg: null, values: cells.values, defaults,
-      deferred: later,
+      bar: barNode, limitBox: null, dims, limits: [], priceCfg: null, defaults, values: cells.values(),
+      deferred: new Set(barDims.filter((k) => !on.has(k))),
       onDeferred: async (dim) => {
-        await everyRun();
+        if (cells.more(dim) && servedBy(state) === "") {
+          await cells.open(dim);
+          await refreshSummary();
+        } else await everyRun();
         const button = barNode.querySelector(`.lb-filter[data-dim="${dim}"] .lb-filter-button`);
         if (button && button.getAttribute("aria-expanded") !== "true") button.click();
       },
       state: () => state,
       onChange: (next) => (summaryServes(next) ? setState(next, true, true) : everyRun()),
     });
-    refreshSummary();
-    const t0 = performance.now();
-    await Promise.all(charts.map((c) => hooks.charts.lazy(c, () => rows)));
-    rendered(performance.now() - t0);
   }
 
-  // The summary under the state: the best runs of the chosen cells, the bar's counts (runs, through each
-  // best run's cell_runs) and the count line: "the best run of each cell: N of M runs" with M the runs of
-  // the cells shown (every run of the data set when nothing is chosen).
-  function refreshSummary() {
-    const result = cells.filter(state);
-    rows = result.rows;
-    bar.sync(state, result.counts, cells.index);
+  // The summary under the state: its rows, the bar's counts (runs, through each row's cell_runs) and the
+  // count line: "the best run of each cell: N of M runs" with M the runs of the selection (every run of
+  // the data set when nothing is chosen).
+  async function refreshSummary() {
+    const s = state;
+    const got = await cells.query(s);
+    if (s !== state || detail) return; // a newer state, or every run, took over while the files loaded
+    if (!bar || barExtra !== cells.extra()) mountSummaryBar();
+    rows = got.rows;
+    bar.sync(s, got.counts, got.index);
     controls.sync();
     if (first.slice) {
       // a view's opening selection, every run of it: the count line every run would give
-      if (!detail) (summary || (summary = mountSummary(root))).draw({ shown: countRuns(rows), total: first.runs });
+      (summary || (summary = mountSummary(root))).draw({ shown: countRuns(rows), total: first.runs });
       return;
     }
     const count = root.querySelector(".lb-count");
-    if (!count || detail) return; // every run is loading: the count line says so
-    const chosen = cellDims.some((d) => (state[d.key] || []).length);
-    const runs = chosen ? rows.reduce((n, r) => n + (Number(r.cell_runs) || 0), 0) : first.runs;
-    const more = el("button", { type: "button", class: "lb-every md-button" }, UI.everyRun);
-    more.addEventListener("click", () => everyRun());
-    count.textContent = UI.summaryFirst(COUNT.format(chosen ? rows.length : first.cells), COUNT.format(runs)) + " ";
-    count.append(more);
+    if (!count) return;
+    const button = el("button", { type: "button", class: "lb-every md-button" }, UI.everyRun);
+    button.addEventListener("click", () => everyRun());
+    count.textContent = UI.summaryFirst(COUNT.format(got.shown), COUNT.format(got.runs)) + " ";
+    count.append(button);
   }
 
   // Three tasks, each short enough for a phone to answer input between them: (the rows decoded, then) the
