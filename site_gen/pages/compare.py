@@ -75,6 +75,27 @@ def _usable(runs: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+# The columns of compare mode's pickers and filters (model, workload and every BY column) with the columns
+# that order their values (pages/compare.js SORT_COLUMN): what ``combos`` keeps.
+PICKED: tuple[str, ...] = ("model_name", "workload", *(c for _, _, c in BY))
+ORDER: dict[str, str] = {
+    "gpu": "gpu_order",
+    "engine_version": "version_key",
+    "precision": "precision_order",
+    "workload": "workload_order",
+}
+
+
+def combos(runs: pd.DataFrame) -> pd.DataFrame:
+    """Each combination of the pickers' columns (``PICKED``) that a usable run has, once, with the columns
+    that order their values: at scale the page fills its pickers and filters from these (the GPUs that
+    have runs of the chosen model, ...) and loads the runs of the GPUs it compares only."""
+    df = _usable(runs)
+    columns = [c for c in PICKED if c in df.columns]
+    columns += [ORDER[c] for c in columns if c in ORDER and ORDER[c] in df.columns]
+    return df[columns].drop_duplicates().reset_index(drop=True)
+
+
 def matched(runs: pd.DataFrame, column: str, a: str, b: str, where: dict[str, str] | None = None) -> int:
     """How many configurations have runs with ``column == a`` and with ``column == b``."""
     df = _usable(runs)

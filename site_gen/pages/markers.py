@@ -294,10 +294,17 @@ class Page:
         # from the page's data; the explorer draws runs, one each, and compare pairs estimates only with
         # estimates, beside the measured pairs (calc/compare.js: usable() leaves them out of those).
         self._with_estimates = all(mk.kind in ("explorer", "compare") for mk in needing)
+        self._key = self._data_key(wanted)
+        self._src = self._srcs(self._key)
+
+    def _data_key(self, wanted: list[Filters]) -> str:
+        """The data file of the runs any of ``wanted`` keeps (and their estimates, on a page that takes
+        them): its key, or its parts' keys space-separated (data/source.js). Pages asking for the same runs
+        (every view page wants all of them) share one file, encoded once."""
+        runs = self.site.runs
         est = self.site.estimates if self._with_estimates else None
         with_est = est is not None and not est.empty
-        # Pages asking for the same runs (every view page wants all of them) share one file, encoded once.
-        cache_key = json.dumps(sorted(json.dumps(f, sort_keys=True) for f in wanted)) + (
+        cache_key = json.dumps(sorted({json.dumps(f, sort_keys=True) for f in wanted})) + (
             "+est" if with_est else ""
         )
         if cache_key not in self.site.keys:
@@ -314,8 +321,11 @@ class Page:
             # in parts above dataset.ROWS_PER_PART rows: keys and paths space-separated (data/source.js)
             files = dataset.frame_files("runs", frame.reset_index(drop=True))
             self.site.keys[cache_key] = " ".join(self.site.keep(f) for f in files)
-        self._key = self.site.keys[cache_key]
-        self._src = " ".join(self._rel(f"{DATA_DIR}/{k}.js") for k in self._key.split())
+        return self.site.keys[cache_key]
+
+    def _srcs(self, keys: str) -> str:
+        """The paths of a data file's parts (``_data_key``), space-separated, relative to the page."""
+        return " ".join(self._rel(f"{DATA_DIR}/{k}.js") for k in keys.split())
 
     def _render(self, mk: Marker | MarkerError) -> str:
         try:
@@ -535,6 +545,7 @@ class Page:
             return box
         ratio = charts.to_spec(charts.compare_ratio(self.site.ctx), described=False)  # the summary says it
         cfg = compare.config(sub, self.site.cat)
+        cfg["scale"] = self._compare_parts(mk, sub)
         spec = json.dumps(
             compile_spec(localize(ratio, i18n.translator(self.site.lang))),
             separators=(",", ":"),
@@ -559,6 +570,25 @@ class Page:
                 "reserve": compare_reserve(sub, cfg["default"]),
             },
         )
+
+    def _compare_parts(self, mk: Marker, sub: pd.DataFrame) -> dict[str, Any] | None:
+        """Compare mode at scale (issue 29): {combos: file, gpus: {GPU: {src, key}}}: the pickers' values
+        (``compare.combos``) and each GPU's runs in a data file of its own (the one its GPU page loads,
+        where that page asks for the same runs), so comparing two GPUs loads those two only. None below
+        ``dataset.SUMMARY_FROM_RUNS`` runs: the page loads its whole set at once."""
+        from site_gen.pages import compare
+
+        if len(sub) < dataset.SUMMARY_FROM_RUNS:
+            return None
+        if "combos" not in self.site.shared:  # one file for every language
+            self.site.shared["combos"] = self.site.keep(dataset.frame_file("combos", compare.combos(sub)))
+        key = self.site.shared["combos"]
+        gpus = sorted(set(sub["gpu"].dropna().astype(str)))
+        parts = {g: self._data_key([{**mk.filters, "gpu": [g]}]) for g in gpus}
+        return {
+            "combos": {"src": self._rel(f"{DATA_DIR}/{key}.js"), "key": key},
+            "gpus": {g: {"src": self._srcs(k), "key": k} for g, k in parts.items()},
+        }
 
     def _render_runcard(self, mk: Marker) -> str:
         """The run card of the run named after the '#' of the page's URL, from the card partition holding

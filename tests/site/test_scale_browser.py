@@ -383,3 +383,70 @@ def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
         assert watched.errors == [] and watched.external == []
     finally:
         watched.close()
+
+
+def test_compare_at_100k_runs_loads_the_runs_of_the_gpus_it_compares(
+    scale_site: Path, scale_url: str, browser: object
+) -> None:
+    """Compare mode at scale opens on its default pair from the runs of those two GPUs only (each GPU's
+    file, and the pickers' combinations), with the pairs ``compare.ratios`` finds in every run of the
+    database, the list of its pairs built when opened; another B loads that GPU's file; a comparison
+    along precisions over every GPU loads every run."""
+    import html
+    import json
+    import re
+
+    from site_gen.data import queries
+    from site_gen.pages import compare
+
+    runs = queries.site_runs(scale_site / "llmbench.duckdb")
+    page_html = (scale_site / "site" / "compare.html").read_text(encoding="utf-8")
+    cfg = json.loads(html.unescape(re.search(r'data-lb-config="([^"]*)"', page_html).group(1)))
+    a, b = cfg["default"]["a"], cfg["default"]["b"]
+    file_of = lambda g: {Path(p).name for p in cfg["scale"]["gpus"][g]["src"].split()}  # noqa: E731
+    watched = Watched(browser, 1440, 900)
+    rendered = "Number(document.querySelector('.lb-compare')?.dataset.lbRendered || 0)"
+    pairs = "window.llmbench.charts()[0].view.data('runs').filter((r) => r.basis === 'measured').length"
+    try:
+        page = watched.page
+        page.goto(f"{scale_url}/compare.html", wait_until="commit")
+        page.wait_for_function(f"{rendered} >= 1", timeout=SLOW_MS)
+        every = {Path(p).name for p in page.get_attribute(".lb-compare", "data-lb-src").split()}
+        want = compare.summary(compare.ratios(runs, "gpu", a, b))
+        assert want and page.evaluate(pairs) == want["n"]
+        assert page.text_content(".lb-compare-summary").startswith(f"{b} is {want['median']:.2f}×")
+        fetched = set(page.evaluate(FETCHED))
+        assert file_of(a) | file_of(b) <= fetched and not every & fetched
+        page.screenshot(path=str(SHOTS / "compare-1440.png"))
+        # the list of thousands of pairs is built when it is opened, then lists every pair
+        trs = "document.querySelectorAll('.lb-compare-table tbody tr').length"
+        assert page.evaluate(trs) == 0
+        page.click(".lb-compare-list > summary")
+        page.wait_for_function(f"{trs} > 0", timeout=SLOW_MS)  # "toggle" is dispatched as a task of its own
+        assert page.evaluate(trs) == want["n"]
+        page.click(".lb-compare-list > summary")
+
+        # another B: that GPU's file, its pairs
+        other = next(
+            g for g in sorted(cfg["scale"]["gpus"]) if g not in (a, b) and compare.ratios(runs, "gpu", a, g)
+        )
+        before = page.evaluate(rendered)
+        page.select_option(".lb-compare-bar select >> nth=2", other)
+        page.wait_for_function(f"{rendered} > {before}", timeout=SLOW_MS)
+        assert page.evaluate(pairs) == len(compare.ratios(runs, "gpu", a, other))
+        fetched = set(page.evaluate(FETCHED))
+        assert file_of(other) <= fetched and not every & fetched
+
+        # along precisions over every GPU: every run, the pairs of the precisions the page picks
+        before = page.evaluate(rendered)
+        by = next(d for d in cfg["by"] if d["key"] == "precision")
+        page.select_option(".lb-compare-bar select >> nth=0", label=by["label"])
+        page.wait_for_function(f"{rendered} > {before}", timeout=SLOW_MS)
+        query = dict(parse_qsl(page.url.split("?", 1)[1]))
+        assert query["by"] == "precision" and query["a"] != query["b"]
+        # (the synthetic runs of one configuration share their precision: no pair, as every run says)
+        assert page.evaluate(pairs) == len(compare.ratios(runs, "precision", query["a"], query["b"]))
+        assert every <= set(page.evaluate(FETCHED))
+        assert watched.errors == [] and watched.external == []
+    finally:
+        watched.close()

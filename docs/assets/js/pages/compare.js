@@ -4,6 +4,9 @@
 // (?kind=* or kind=modelled, as in the explorer) each configuration's estimated pair stands beside its
 // measured one, marked, never in the measured figures; as in the explorer, estimates not validated are held
 // back unless ?est_low=1 (calc/estimates.js isHeldBack, the explorer's rule).
+// At scale (cfg.scale, issue 29) the pickers come from their columns' combinations (compare.combos) and
+// each GPU's runs are a file of their own: comparing two GPUs, or along another dimension on one GPU,
+// loads those GPUs' runs only; any other comparison loads every run.
 // In: the placeholder (data-lb-config from site_gen/pages/compare.py), the page's charts. Out: {ready, destroy}.
 // Side effects: the placeholder's elements; the URL (replaced, through state/url.js).
 
@@ -52,6 +55,14 @@ export function mountCompare(root, charts) {
     ...cfg.by,
   ];
   let all = [], est = [], state = null, chart = null;
+  let pick = []; // the rows the pickers' values come from: every usable run, or at scale their combinations
+  const scale = cfg.scale || null;
+  const source = openSource(root.dataset.lbSrc, root.dataset.lbKey);
+  const fixed = fixedMatcher(json(root, "data-lb-fixed", {}));
+  const split = (rows) => ({ all: calc.usable(rows.filter(fixed), cfg), est: calc.estimates(rows.filter(fixed), cfg) });
+  let every = null; // Promise of every run, split (loaded once, when a comparison needs it)
+  const everyRun = () => every || (every = source.rows().then(split));
+  const gpuRuns = new Map(); // at scale: GPU -> Promise of its runs, split
   const byDim = () => cfg.by.find((d) => d.key === state.by);
 
   function readUrl(search) {
@@ -83,11 +94,29 @@ export function mountCompare(root, charts) {
     return from.filter((r) => tests.every(([c, v]) => String(r[c]) === v));
   }
 
-  function buildBar(rows) {
-    const by = byDim();
-    const options = values(rows, by.column);
+  // The runs a comparison needs: at scale, those of the GPUs it compares or is filtered on (own keys
+  // only: a hand-made ?a=__proto__ names no file), else every run.
+  async function runsFor(s) {
+    const gpus = !scale ? null : s.by === "gpu" ? [...new Set([s.a, s.b])] : s.where.gpu ? [s.where.gpu] : null;
+    if (!gpus) return everyRun();
+    const parts = gpus.filter((g) => Object.prototype.hasOwnProperty.call(scale.gpus, g)).map((g) => {
+      if (!gpuRuns.has(g)) gpuRuns.set(g, source.load(scale.gpus[g]).then(split));
+      return gpuRuns.get(g);
+    });
+    const got = await Promise.all(parts);
+    return { all: got.flatMap((p) => p.all), est: got.flatMap((p) => p.est) };
+  }
+
+  // The compared dimension's values under the other filters; A and B kept among them (or the first two).
+  function choosePair() {
+    const options = values(filtered(pick), byDim().column);
     if (!options.includes(state.a)) state.a = options[0] || "";
     if (!options.includes(state.b)) state.b = options.find((o) => o !== state.a) || "";
+    return options;
+  }
+
+  function buildBar(options) {
+    const by = byDim();
     const set = (patch) => {
       Object.assign(state, patch);
       update(true);
@@ -104,7 +133,7 @@ export function mountCompare(root, charts) {
       ...filters
         .filter((f) => f.key !== by.key)
         .map((f) =>
-          select(f.label, state.where[f.key] || "", values(all, f.column), (v) => {
+          select(f.label, state.where[f.key] || "", values(pick, f.column), (v) => {
             const where = { ...state.where };
             if (v) where[f.key] = v;
             else delete where[f.key];
@@ -164,17 +193,18 @@ export function mountCompare(root, charts) {
       if (!lines.has(w)) lines.set(w, { order: r.pair.a.workload_order, ratios: [] });
       if (r.measured) lines.get(w).ratios.push(r.measured.ratio);
     }
-    const label = (w) => {
-      const s = calc.summary(lines.get(w).ratios);
-      return s ? `${w} · ${times(s.median)}×` : w;
-    };
+    // each line's label once (once per row was a sort per row: 42 s for 45,500 pairs)
+    for (const [w, line] of lines) {
+      const s = calc.summary(line.ratios);
+      line.label = s ? `${w} · ${times(s.median)}×` : w;
+    }
     const out = [];
     for (const r of list) {
       const w = r.pair.a.workload;
       for (const [basis, v] of [["measured", r.measured], ["estimate", r.estimate]]) {
         if (!v) continue;
         out.push({
-          group: label(w), order: lines.get(w).order, basis, kind: ui[basis], label: r.label || w,
+          group: lines.get(w).label, order: lines.get(w).order, basis, kind: ui[basis], label: r.label || w,
           a: v.a, b: v.b, ratio: v.ratio, run_id: null,
         });
       }
@@ -182,10 +212,16 @@ export function mountCompare(root, charts) {
     return out;
   }
 
+  let updates = 0;
   async function update(push) {
-    const rows = filtered();
-    buildBar(rows);
+    const mine = ++updates;
+    const options = choosePair();
     if (push) writeUrl();
+    const runs = await runsFor(state);
+    if (mine !== updates) return; // a newer choice took over while the runs loaded
+    ({ all, est } = runs);
+    const rows = filtered();
+    buildBar(options);
     const { list, shared, measured, estimated } = work(rows);
     const sum = calc.summary(measured.map((p) => calc.ratio(p, cfg.metric)));
     const estSum = state.estimates ? calc.summary(estimated.map((p) => calc.ratio(p, cfg.metric))) || { n: 0 } : null;
@@ -203,10 +239,7 @@ export function mountCompare(root, charts) {
   }
 
   async function start() {
-    const rows = await openSource(root.dataset.lbSrc, root.dataset.lbKey).rows();
-    const fixed = rows.filter(fixedMatcher(json(root, "data-lb-fixed", {})));
-    all = calc.usable(fixed, cfg);
-    est = calc.estimates(fixed, cfg);
+    pick = scale ? await source.load(scale.combos) : (await everyRun()).all;
     state = readUrl(url.search());
     root.querySelectorAll(".lb-preset").forEach((a) =>
       a.addEventListener("click", (ev) => {
