@@ -580,9 +580,11 @@ class Page:
 
         if len(sub) < dataset.SUMMARY_FROM_RUNS:
             return None
-        if "combos" not in self.site.shared:  # one file for every language
-            self.site.shared["combos"] = self.site.keep(dataset.frame_file("combos", compare.combos(sub)))
-        key = self.site.shared["combos"]
+        combos = self.site.shared.setdefault("combos", {})  # one file per marker's runs, for every language
+        which = json.dumps(mk.filters, sort_keys=True)
+        if which not in combos:
+            combos[which] = self.site.keep(dataset.frame_file("combos", compare.combos(sub)))
+        key = combos[which]
         gpus = sorted(set(sub["gpu"].dropna().astype(str)))
         parts = {g: self._data_key([{**mk.filters, "gpu": [g]}]) for g in gpus}
         return {
