@@ -52,7 +52,7 @@ export async function openSummary(first, source, dims, keys, defaults) {
   // chosen, the best run of each chosen cell among those values' best runs (their files, loaded once each).
   async function query(s) {
     const k = servedBy(s);
-    if (k) await open(k);
+    while (k && (!extra || extra.dim !== k)) await open(k); // again if another was asked for meanwhile
     const ix = extra ? extra.index : cells;
     const counted = ix.filter(s);
     let rows = k ? null : cells.filter(s).rows;
