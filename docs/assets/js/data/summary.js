@@ -55,7 +55,7 @@ export async function openSummary(first, source, dims, keys, defaults) {
     while (k && (!extra || extra.dim !== k)) await open(k); // again if another was asked for meanwhile
     const ix = extra ? extra.index : cells;
     const counted = ix.filter(s);
-    let rows = k ? null : cells.filter(s).rows;
+    let rows = k ? null : ix === cells ? counted.rows : cells.filter(s).rows;
     if (k) {
       // own keys only: a URL's ?tp=__proto__ names no file
       const files = (s[k] || []).filter((v) => own(more[k].values, v)).map((v) => source.load(more[k].values[v]));

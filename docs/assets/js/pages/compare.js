@@ -59,7 +59,10 @@ export function mountCompare(root, charts) {
   const scale = cfg.scale || null;
   const source = openSource(root.dataset.lbSrc, root.dataset.lbKey);
   const fixed = fixedMatcher(json(root, "data-lb-fixed", {}));
-  const split = (rows) => ({ all: calc.usable(rows.filter(fixed), cfg), est: calc.estimates(rows.filter(fixed), cfg) });
+  const split = (rows) => {
+    const kept = rows.filter(fixed);
+    return { all: calc.usable(kept, cfg), est: calc.estimates(kept, cfg) };
+  };
   let every = null; // Promise of every run, split (loaded once, when a comparison needs it)
   const everyRun = () => every || (every = source.rows().then(split));
   const gpuRuns = new Map(); // at scale: GPU -> Promise of its runs, split
