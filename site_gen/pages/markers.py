@@ -453,21 +453,24 @@ class Page:
             est_low=est_low,
             table=json.dumps(table_columns(self.site.runs.columns, self.site.cat)),
             presets=[] if mk.filters else presets(sub, self.site.cat),
-            summary=self._summary(mk, sub, defaults),
+            summary=self._summary(mk, sub, defaults, shown),
             charts=[
                 *self._charts("runs-by-gpu", mk, self.site.cat.t("widgets.explorer_gpu_caption")),
                 *self._charts("runs-by-tp", mk, self.site.cat.t("widgets.explorer_tp_caption")),
             ],
         )
 
-    def _summary(self, mk: Marker, sub: pd.DataFrame, defaults: Filters) -> str:
+    def _summary(self, mk: Marker, sub: pd.DataFrame, defaults: Filters, shown: pd.DataFrame) -> str:
         """The explorer's first view at scale (``dataset.best_per_cell``), as the placeholder's
-        ``data-lb-summary`` JSON {src, key, runs, cells, dims, figure, more}; "" (load every run at once)
-        for an explorer with fixed filters or fewer than ``dataset.SUMMARY_FROM_RUNS`` runs. One file for
-        every language. ``dims``: the filter dimensions of the summary's cells, which filter it exactly
-        (the best run of each H200 cell is the best run of that cell) without loading every run.
+        ``data-lb-summary`` JSON {src, key, runs, cells, dims, figure, more, parts}; "" (load every run at
+        once) for an explorer with fixed filters or fewer than ``dataset.SUMMARY_FROM_RUNS`` runs. One
+        file for every language. ``dims``: the filter dimensions of the summary's cells, which filter it
+        exactly (the best run of each H200 cell is the best run of that cell) without loading every run.
         ``more``: {dimension: {counts, values: {value text: file}}} for each other dimension the summary
-        takes a filter on (``dataset.summary_by``); a file is {src, key}."""
+        takes a filter on (``dataset.summary_by``); a file is {src, key}. ``parts``: {dim: "gpu", files:
+        {GPU: file}, order: {GPU: its sort value}}: every run of each GPU of ``shown`` (the runs and the
+        estimates the explorer shows), so that every run of a GPU filter loads those GPUs' files only
+        (data/runs.js); ``order`` places them in the GPU filter's list as every run would."""
         if mk.filters or len(sub) < dataset.SUMMARY_FROM_RUNS:
             return ""
         if "summary" not in self.site.shared:
@@ -484,6 +487,11 @@ class Page:
                 "more": {
                     dim: {"counts": file(c), "values": {v: file(k) for v, k in values.items()}}
                     for dim, (c, values) in more.items()
+                },
+                "parts": {
+                    "dim": "gpu",
+                    "files": self._gpu_files(mk, shown),
+                    "order": _sort_values(shown, "gpu", "gpu_order"),
                 },
             }
         )
@@ -585,12 +593,19 @@ class Page:
         if which not in combos:
             combos[which] = self.site.keep(dataset.frame_file("combos", compare.combos(sub)))
         key = combos[which]
-        gpus = sorted(set(sub["gpu"].dropna().astype(str)))
-        parts = {g: self._data_key([{**mk.filters, "gpu": [g]}]) for g in gpus}
         return {
             "combos": {"src": self._rel(f"{DATA_DIR}/{key}.js"), "key": key},
-            "gpus": {g: {"src": self._srcs(k), "key": k} for g, k in parts.items()},
+            "gpus": self._gpu_files(mk, sub),
         }
+
+    def _gpu_files(self, mk: Marker, frame: pd.DataFrame) -> dict[str, dict[str, str]]:
+        """Each GPU of ``frame`` with the data file of the marker's runs on it ({GPU: {src, key}}, by name;
+        ``_data_key``, so with their estimates on a page that takes them): at scale, compare and the
+        explorer's "every run" load the GPUs they show, not every run. A GPU page asking for the same runs
+        shares the file, and so do compare and the explorer (both take estimates)."""
+        gpus = sorted(set(frame["gpu"].dropna().astype(str)))
+        keys = {g: self._data_key([{**mk.filters, "gpu": [g]}]) for g in gpus}
+        return {g: {"src": self._srcs(k), "key": k} for g, k in keys.items()}
 
     def _render_runcard(self, mk: Marker) -> str:
         """The run card of the run named after the '#' of the page's URL, from the card partition holding
@@ -720,3 +735,11 @@ def reserved_height(spec: str) -> int | None:
     """Pixels to reserve for a chart before it is drawn: its plot height + ``CHART_CHROME_PX``."""
     height = json.loads(spec).get("height")
     return height + CHART_CHROME_PX if isinstance(height, int | float) else None
+
+
+def _sort_values(frame: pd.DataFrame, column: str, sort_column: str) -> dict[str, Any]:
+    """Each value of ``column`` with the ``sort_column`` of its first row (as the page script orders a
+    filter's options: crossfilter.valueCodes); None where there is none."""
+    first = frame.dropna(subset=[column]).drop_duplicates(column)
+    orders = first[sort_column] if sort_column in first else [None] * len(first)
+    return {js_text(v): None if o is None or o != o else int(o) for v, o in zip(first[column], orders)}

@@ -33,6 +33,7 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
 # arguments, for a call that needs more than one export) and its arguments; results come back as JSON
 # (typed arrays as lists, undefined as null).
 DRIVER = """
+globalThis.load = (module) => import("./js/" + module); // another module, for a job that needs two
 const jobs = JSON.parse(require("fs").readFileSync(0, "utf8"));
 (async () => {
   const out = [];
@@ -214,6 +215,70 @@ def test_rows_and_counts_equal_pythons_mask(node: Node, state: dict) -> None:
         others = {k: v for k, v in dims.items() if k != d["key"]}
         for value, n in zip(got["values"][d["key"]], got["counts"][d["key"]], strict=True):
             assert n == int(kept({**others, d["key"]: [value]}).sum()), (d["key"], value)
+
+
+# Every run of the GPUs a filter names, from their files (data/runs.js, issue 29): a fake Source whose
+# files are RUNS by GPU (run ids added), each load logged; the index's answer after each state.
+PART_JOB = """async (m, all, byGpu, order, dims, limits, states) => {
+  const { createIndex } = await load("data/crossfilter.js");
+  const loads = [];
+  const source = {
+    rows: async () => (loads.push("every run"), all),
+    load: async (file) => (loads.push(file.key), byGpu[file.key]),
+    index: createIndex,
+  };
+  const files = Object.fromEntries(Object.keys(byGpu).map((g) => [g, { src: g + ".js", key: g }]));
+  const runs = m.openRuns(source, { dim: "gpu", files, order }, dims, limits, {});
+  const out = [];
+  for (const state of states) {
+    const before = runs.loading(state), at = loads.length;
+    const grew = await runs.cover(state);
+    const partial = runs.partial();
+    out.push({ before, grew, loads: loads.slice(at), values: runs.index.values, ...runs.index.filter(state),
+      partial: partial && [...partial].sort() });
+  }
+  return out;
+}"""
+
+
+def test_every_run_of_the_chosen_gpus_loads_their_files_and_filters_as_every_run(node: Node) -> None:
+    """A state naming GPUs loads those GPUs' files only (once each) and gives the rows pandas' ``mask``
+    keeps and every option the count every run gives; the GPU list is every run's, in its order, and a GPU
+    not loaded is said so (no count), never counted 0. No GPU, or one without a file (a hand-made link),
+    loads every run once, and nothing more after it."""
+    runs = [{**r, "run_id": f"r{i}"} for i, r in enumerate(RUNS)]
+    by_gpu = {g: [r for r in runs if r["gpu"] == g] for g in ("A100", "B200", "H200")}
+    order = {r["gpu"]: r["gpu_order"] for r in runs}
+    states = [
+        {"gpu": ["H200"]},
+        {"gpu": ["H200"], "tp": ["2"]},
+        {"gpu": ["H200", "A100"], "precision": ["FP16"], "tpot_max": ["25"]},
+        {"gpu": ["A100"]},
+        {"gpu": ["nope"]},
+        {"gpu": ["B200"]},
+    ]
+    (got,) = node([["data/runs.js", PART_JOB, [runs, by_gpu, order, DIMS, LIMITS, states]]])
+    assert [g["loads"] for g in got] == [["H200"], [], ["A100"], [], ["every run"], []]
+    assert [g["before"] for g in got] == [["H200"], None, ["A100"], None, [], None]
+    assert [g["grew"] for g in got] == [True, False, True, False, True, False]
+    assert [g["partial"] for g in got] == [["A100", "B200"], ["A100", "B200"], ["B200"], ["B200"], None, None]
+    df = pd.DataFrame(runs)
+    for state, g in zip(states, got, strict=True):
+        every = _filter(node, state)  # every run indexed at once: the page's answer without parts
+        assert g["values"]["gpu"] == every["values"]["gpu"] == ["A100", "H200", "B200"]
+        dims = {k: v for k, v in state.items() if k != "tpot_max"}
+        kept = dimensions.mask(df, dims)
+        if "tpot_max" in state:
+            kept &= df["tpot_ms_avg"].le(float(state["tpot_max"][0]))
+        assert sorted(r["run_id"] for r in g["rows"]) == sorted(df[kept].run_id), state
+        assert (g["missing"], g["limited"]) == (every["missing"], every["limited"])
+        unknown = set(g["partial"] or [])
+        for key, values in every["values"].items():
+            mine = dict(zip(g["values"][key], g["counts"][key], strict=True))
+            for value, n in zip(values, every["counts"][key], strict=True):
+                if key == "gpu" and value in unknown:
+                    continue  # not loaded: shown without a count
+                assert mine.get(value, 0) == n, (state, key, value)
 
 
 # A data set for the explorer's summary (issue 29): three cells with runs, one cell without any figure

@@ -3,8 +3,9 @@
 of each GPU x model x precision x workload, ``site_gen.data.dataset.best_per_cell``) before any request for
 every run; a filter or preset on those dimensions filters the best runs without loading every run (and a
 URL or Back to such a filter opens on them); so does a filter on one more dimension (TP); "Show every run"
-and a filter on a second such dimension load every run and keep the filters; a run card opens from the
-table, no console error, and no file of the site is over 20 MB.
+and a filter on a second such dimension load every run of the GPUs chosen (their files; every run when none
+is) and keep the filters; a run card opens from the table, no console error, and no file of the site is
+over 20 MB.
 
 The runs are ``tests.perf.bench_scale.fast_results``' synthetic set (15 releases, the registry GPUs with a
 16-bit TFLOP/s figure, 100 runs a file), built with ``llmbench site build`` in a child process (its memory
@@ -173,18 +174,37 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         page.wait_for_function(f"{rendered} !== '{before}'", timeout=SLOW_MS)
         assert page.url == filtered and set(page.evaluate(DRAWN_IDS, 0)) == gpu_best
 
-        # "Show every run": every run loaded, the filter kept; the count and the first chart follow
-        # DuckDB's runs of that GPU
+        # "Show every run" with a GPU chosen: every run of that GPU, its file only (not every run), the
+        # filter kept; the count and the first chart follow DuckDB's runs of that GPU
         every = "window.llmbench.scopes()[0].everyRun()"
         page.click(".lb-every")
         page.evaluate(every)
-        assert detail <= set(page.evaluate(FETCHED))
         page.wait_for_function(f"{rendered} !== '{before}'", timeout=SLOW_MS)
+        assert part_file(page, gpu) <= set(page.evaluate(FETCHED)) and not detail & set(page.evaluate(FETCHED))
         assert page.text_content(".lb-count") == f"{gpu_runs:,} of {total:,} runs"
         ((with_figure,),) = query(
             scale_site, "SELECT count(*) FROM runs WHERE gpu = ? AND output_tps_per_gpu IS NOT NULL", [gpu]
         )
         assert page.evaluate(COUNT_MARKS, 0) == with_figure  # one point per run of that GPU
+        assert page.evaluate("window.llmbench.scopes()[0].tableText().rows.length") == gpu_runs
+        # the GPU list: that GPU counted; the others, not loaded, without a count (never a false 0)
+        counts = gpu_counts(page)
+        assert counts[gpu] == f"{gpu_runs:,}" and set(counts) == {g for (g,) in query(scale_site, GPUS_SQL)}
+        assert {c for g, c in counts.items() if g != gpu} == {"–"}
+        page.keyboard.press("Escape")
+        # a second GPU loads its file beside, and both are every run DuckDB has of the two, counted so
+        ((other, other_runs),) = query(
+            scale_site, "SELECT gpu, count(*) FROM runs WHERE gpu <> ? GROUP BY gpu ORDER BY gpu LIMIT 1", [gpu]
+        )
+        assert choose(page, "gpu", other) == " –"
+        page.keyboard.press("Escape")
+        assert page.text_content(".lb-count") == f"{gpu_runs + other_runs:,} of {total:,} runs"
+        assert part_file(page, other) <= set(page.evaluate(FETCHED)) and not detail & set(page.evaluate(FETCHED))
+        counts = gpu_counts(page)
+        assert (counts[gpu], counts[other]) == (f"{gpu_runs:,}", f"{other_runs:,}")
+        page.keyboard.press("Escape")
+        page.go_back()  # back to the one GPU: nothing more to load
+        page.wait_for_function(f"document.querySelector('.lb-count').textContent === '{gpu_runs:,} of {total:,} runs'")
 
         # the table's first run opens its card (only its partition of the cards is loaded)
         page.click(".lb-card-link >> nth=0")
@@ -225,6 +245,27 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         assert watched.errors == [] and watched.external == []
     finally:
         watched.close()
+
+
+GPUS_SQL = "SELECT DISTINCT gpu FROM runs WHERE gpu IS NOT NULL"
+
+
+def part_file(page: Any, gpu: str) -> set[str]:
+    """The names of the data file(s) holding every run of ``gpu`` (data-lb-summary's parts)."""
+    parts = page.evaluate("JSON.parse(document.querySelector('.lb-scope').dataset.lbSummary).parts.files")
+    return {Path(p).name for p in parts[gpu]["src"].split()}
+
+
+def gpu_counts(page: Any) -> dict[str, str]:
+    """The GPU filter's options with the count each shows (its list opened)."""
+    button = '.lb-filter[data-dim="gpu"] .lb-filter-button'
+    if page.get_attribute(button, "aria-expanded") != "true":
+        page.click(button)
+    return page.eval_on_selector_all(
+        '.lb-filter[data-dim="gpu"] label',
+        "ls => Object.fromEntries(ls.map((l) => [l.querySelector('input').value,"
+        " l.querySelector('.lb-n').textContent.trim()]))",
+    )
 
 
 # the runs of the cells the summary holds (those with a figure), under a condition
@@ -314,12 +355,23 @@ def test_the_explorer_at_100k_runs_filters_one_more_dimension_on_its_summary(
         page.go_back()
         page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
 
-        # a second dimension outside the cells (PP) loads every run, then opens PP, the filters kept
+        # a second dimension outside the cells (PP) loads every run of the GPU chosen (its file, not every
+        # run), then opens PP, the filters kept
         page.click('.lb-filter[data-dim="pp"] .lb-filter-button')
         page.wait_for_function("!window.llmbench.scopes()[0].showingSummary()", timeout=SLOW_MS)
         page.evaluate("window.llmbench.scopes()[0].everyRun()")
         page.wait_for_selector('.lb-filter[data-dim="pp"] .lb-filter-button[aria-expanded="true"]')
         ((runs,),) = query(scale_site, "SELECT count(*) FROM runs WHERE tp = ? AND gpu = ?", [tp, gpu])
+        assert page.text_content(".lb-count") == f"{runs:,} of {total:,} runs"
+        assert part_file(page, gpu) <= set(page.evaluate(FETCHED)) and not detail & set(page.evaluate(FETCHED))
+        # every GPU again: every run loads, the TP filter kept
+        before = page.evaluate("document.querySelector('.lb-scope').dataset.lbRendered")
+        page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')
+        page.click('.lb-filter[data-dim="gpu"] .lb-all')
+        page.wait_for_function(
+            f"document.querySelector('.lb-scope').dataset.lbRendered !== '{before}'", timeout=SLOW_MS
+        )
+        ((runs,),) = query(scale_site, "SELECT count(*) FROM runs WHERE tp = ?", [tp])
         assert page.text_content(".lb-count") == f"{runs:,} of {total:,} runs"
         assert detail <= set(page.evaluate(FETCHED))
         assert watched.errors == [] and watched.external == []

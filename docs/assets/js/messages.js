@@ -29,6 +29,9 @@ export const UI = {
   summaryFirst: (cells, total) => say("summaryFirst", { cells, total }),
   everyRun: say("everyRun"),
   everyRunLoading: say("everyRunLoading"),
+  runsOfLoading: (values) => say("runsOfLoading", { values }),
+  notCounted: say("notCounted"),
+  notCountedHelp: say("notCountedHelp"),
   countHeld: (n) => say("countHeld", { n }),
   // an estimate's badge in a table or on its card (calc/estimates.js badgeText)
   estimateWords: {

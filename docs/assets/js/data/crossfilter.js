@@ -15,10 +15,17 @@ export function fixedMatcher(fixed) {
 }
 
 /** A dimension's distinct values (as text), in its order (sort_column, numeric or text), and each row's
- * index into them (-1: no value): one pass over the rows, then a sort of the few distinct values. */
-export function valueCodes(rows, dim) {
+ * index into them (-1: no value): one pass over the rows, then a sort of the few distinct values.
+ * known: [[value text, its sort value], ...] values to list even where no row has them (the GPUs whose
+ * runs are not loaded, data/runs.js), placed as rows with that sort value would place them. */
+export function valueCodes(rows, dim, known = []) {
   const ids = new Map(); // value text -> index in first-seen order
   const keys = [], order = [];
+  for (const [k, o] of known) {
+    ids.set(k, keys.length);
+    keys.push(k);
+    order.push(dim.sort_column ? o : dim.numeric ? Number(k) : k);
+  }
   const codes = new Int32Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const v = rows[i][dim.column];
@@ -51,11 +58,12 @@ export function valueCodes(rows, dim) {
 
 /** The rows indexed once for a filter bar: each dimension's values and row codes, each limit's figures.
  * ``weight``: a column whose value a row counts for in the options' counts (the explorer's summary: a cell's
- * best run counts for the runs of its cell, ``cell_runs``); absent, a row counts once. */
-export function createIndex(all, dims, limits, weight = null) {
+ * best run counts for the runs of its cell, ``cell_runs``); absent, a row counts once. ``known``: {key:
+ * [[value, sort value], ...]}, a dimension's values listed though no row has them (valueCodes). */
+export function createIndex(all, dims, limits, weight = null, known = {}) {
   const values = {}, index = {}, codes = {}, figures = {};
   for (const d of dims) {
-    const vc = valueCodes(all, d);
+    const vc = valueCodes(all, d, known[d.key]);
     values[d.key] = vc.values;
     index[d.key] = new Map(vc.values.map((v, i) => [v, i])); // option text -> its index in values
     codes[d.key] = vc.codes;

@@ -7,24 +7,23 @@
 // those best runs, exactly, without loading every run; so does a filter on one more dimension (TP, a
 // release: data/summary.js). Every run loads when the reader asks for more: a filter on two other
 // dimensions, another preset, "show every run", or back/forward (or a URL) to a state the summary cannot
-// show.
+// show; with GPUs chosen, every run of those GPUs only (data/runs.js).
 // A view opens the same way on the runs of its opening selection (a "slice", no cell dimensions: every run
 // of it, so the charts and the count line are what every run gives there); any change loads every run.
 
-import { el, json } from "../dom.js";
-import { UI } from "../messages.js";
-import { COUNT } from "../format.js";
+import { json } from "../dom.js";
 import { yieldToMain } from "../tasks.js";
 import { clone, priceValue, queryFromState, stateFromQuery, withOtherParams } from "../state/filter.js";
 import * as url from "../state/url.js";
-import { fixedMatcher, openSource } from "../data/source.js";
+import { openSource } from "../data/source.js";
 import { openSummary, summaryServer } from "../data/summary.js";
+import { openRuns } from "../data/runs.js";
 import { mountFilterBar } from "../views/filter-bar.js";
 import { mountSummary } from "../views/summary.js";
 import { mountControls } from "../views/controls.js";
 import { mountResultsTable } from "../views/results-table.js";
 import { setRows } from "../views/chart.js";
-import { LOW_KEY, estimatesChosen, isHeldBack, withoutHeld } from "../calc/estimates.js";
+import { LOW_KEY, estimatesChosen, withoutHeld } from "../calc/estimates.js";
 
 /** hooks: {charts, cardHref(root, id), measured(kind, ms)}. Returns the scope's controller at once;
  * controller.ready resolves when the bar, table and first-screen charts are drawn. */
@@ -45,7 +44,9 @@ export function mountScope(root, ownsUrl, hooks) {
   // {src, key, runs, cells, dims, figure, more, slice?}: the first view at scale (markers._summary, _slice)
   const first = json(root, "data-lb-summary", null);
   const source = openSource(root.dataset.lbSrc, root.dataset.lbKey, first);
-  let index = null, state = null, rows = [], bar = null, summary = null, table = null;
+  const runs = openRuns(source, (first && first.parts) || null, dims, limits, json(root, "data-lb-fixed", {}));
+  let index = null, state = null, rows = [], bar = null, table = null;
+  const summary = mountSummary(root); // the count line
   // The summary (data/summary.js, in cells while it shows): "" / a dimension / null for the states it serves.
   const servedBy = first ? summaryServer(first, keys, defaults) : () => null;
   const summaryServes = (s) => servedBy(s) !== null;
@@ -80,15 +81,13 @@ export function mountScope(root, ownsUrl, hooks) {
     let result = index.filter(state);
     if (held && !low) result = withoutHeld(result, held.filter(state), index.values, held.values);
     rows = result.rows;
-    if (lowBox) {
-      lowBox.checked = low;
-      lowBox.disabled = !estimatesChosen(state);
-    }
-    bar.sync(state, result.counts, index.index);
+    if (lowBox) Object.assign(lowBox, { checked: low, disabled: !estimatesChosen(state) });
+    const partial = runs.partial(); // the GPUs not loaded: no count for them, and the total is the build's
+    bar.sync(state, result.counts, index.index, partial && { key: first.parts.dim, values: partial });
     controls.sync();
     // "N of M runs" counts runs: an estimate (source kind "modelled") is never a run (issue 28)
     summary.draw({
-      shown: countRuns(rows), total: countRuns(index.all), estimates: rows.length - countRuns(rows),
+      shown: countRuns(rows), total: partial ? first.runs : countRuns(index.all), estimates: rows.length - countRuns(rows),
       missing: result.missing, limited: result.limited, held: result.held || 0,
     });
     if (table) table.draw(rows);
@@ -105,6 +104,16 @@ export function mountScope(root, ownsUrl, hooks) {
     state = next;
     if (ownsUrl && push) url.pushQuery(withOtherParams(queryFromState(keys, state, defaults), keys, url.search()));
     const t0 = performance.now();
+    if (index && runs.loading(next) !== null) {
+      // every run of a GPU not loaded yet: its file, then the bar again (its lists may have grown)
+      busy(next);
+      const grew = await runs.cover(next).finally(() => root.removeAttribute("aria-busy"));
+      if (next !== state) return; // a newer state took over while it loaded
+      if (grew) {
+        ({ index, held } = runs);
+        mountDetailBar();
+      }
+    }
     if (index) refresh();
     else await refreshSummary();
     await Promise.all(charts.filter((c) => c.view).map((c) => setRows(c, rows)));
@@ -121,10 +130,8 @@ export function mountScope(root, ownsUrl, hooks) {
       ev.preventDefault();
       ev.stopPropagation(); // keep Material's instant navigation from reloading the page
       const next = stateFromQuery(keys, new URL(a.href).search, defaults);
-      if (cells && !detail && summaryServes(next) && queryFromState(keys, next, defaults)) {
-        return void setState(next, true, true);
-      }
-      await everyRun();
+      const onSummary = cells && !detail && summaryServes(next) && queryFromState(keys, next, defaults);
+      if (!onSummary) await everyRun();
       setState(next, true, true);
     })
   );
@@ -132,13 +139,14 @@ export function mountScope(root, ownsUrl, hooks) {
   // Every run, loaded once (at once, or when the reader first asks for it after the summary: the count
   // line says so meanwhile, seconds at a hundred thousand runs, until the bar and count are drawn).
   const everyRun = () => {
-    if (!detail && index === null && first) {
-      const count = root.querySelector(".lb-count");
-      if (count) count.textContent = UI.everyRunLoading;
-      root.setAttribute("aria-busy", "true");
-    }
+    if (!detail && index === null && first) busy(urlState());
     return detail || (detail = startDetail().finally(() => root.removeAttribute("aria-busy")));
   };
+  // The count line while runs load: every run, or every run of the GPUs the state names.
+  function busy(s) {
+    summary.loading(runs.loading(s));
+    root.setAttribute("aria-busy", "true");
+  }
   // The table's parts, hidden while the first view shows the summary (the table lists every run).
   const tableParts = [".lb-tablebar", ".lb-table-hidden", ".lb-table-wrap"].map((s) => root.querySelector(s));
   const showTable = (on) => tableParts.forEach((n) => n && (n.hidden = !on));
@@ -203,31 +211,15 @@ export function mountScope(root, ownsUrl, hooks) {
     controls.sync();
     if (first.slice) {
       // a view's opening selection, every run of it: the count line every run would give
-      (summary || (summary = mountSummary(root))).draw({ shown: countRuns(rows), total: first.runs });
+      summary.draw({ shown: countRuns(rows), total: first.runs });
       return;
     }
-    const count = root.querySelector(".lb-count");
-    if (!count) return;
-    const button = el("button", { type: "button", class: "lb-every md-button" }, UI.everyRun);
-    button.addEventListener("click", () => everyRun());
-    count.textContent = UI.summaryFirst(COUNT.format(got.shown), COUNT.format(got.runs)) + " ";
-    count.append(button);
+    summary.cells(got.shown, got.runs, () => everyRun());
   }
 
-  // Three tasks, each short enough for a phone to answer input between them: (the rows decoded, then) the
-  // rows indexed, then the bar, count and table; then the charts on the first screen, one per task (the
-  // page stays responsive while they arrive); the others when the reader scrolls near them (a chart the
-  // summary drew takes the new rows).
-  async function startDetail() {
-    const all = (await source.rows()).filter(fixedMatcher(json(root, "data-lb-fixed", {})));
-    await yieldToMain();
-    index = source.index(all, dims, limits);
-    const heldRows = all.filter(isHeldBack);
-    if (heldRows.length) held = source.index(heldRows, dims, limits);
-    low = urlLow();
-    state = ownsUrl ? stateFromQuery(keys, url.search(), defaults) : clone(defaults);
-    if (priceCfg) price = urlPrice();
-    await yieldToMain();
+  // The bar over every run loaded; mounted again when more runs load (a list open stays open).
+  function mountDetailBar() {
+    if (bar) bar.destroy();
     bar = mountFilterBar({
       bar: barNode, limitBox, dims, limits, priceCfg, values: index.values, defaults,
       state: () => state,
@@ -240,9 +232,22 @@ export function mountScope(root, ownsUrl, hooks) {
     if (priceCfg) {
       bar.showPrice(price, true);
       bar.priceNote(priceRefused);
-      if (priceRefused) controls.open(); // on a phone the note would sit behind the Filters button
     }
-    summary = mountSummary(root);
+  }
+
+  // Every run of the URL's state loaded and indexed, then (a task later) the bar, count and table; then the
+  // charts on the first screen, one per task; the others when the reader scrolls near them (a chart the
+  // summary drew takes the new rows).
+  async function startDetail() {
+    const s = urlState();
+    await runs.cover(s); // every run, or every run of the GPUs it names (data/runs.js)
+    ({ index, held } = runs);
+    low = urlLow();
+    state = s;
+    if (priceCfg) price = urlPrice();
+    await yieldToMain();
+    mountDetailBar();
+    if (priceRefused) controls.open(); // on a phone the note would sit behind the Filters button
     if (tableNode) {
       table = mountResultsTable({
         table: tableNode, note: root.querySelector(".lb-table-note"), download: root.querySelector(".lb-download"),
@@ -255,12 +260,7 @@ export function mountScope(root, ownsUrl, hooks) {
     if (lowBox) {
       lowBox.addEventListener("change", () => {
         low = lowBox.checked;
-        if (ownsUrl) {
-          const q = new URLSearchParams(url.search());
-          if (low) q.set(LOW_KEY, "1");
-          else q.delete(LOW_KEY);
-          url.pushQuery(String(q) ? "?" + q : "");
-        }
+        if (ownsUrl) url.setParam(LOW_KEY, low ? "1" : null, null, true); // a history entry
         setState(state, false, true);
       });
     }

@@ -78,12 +78,13 @@ export function readList(key, offered) {
   return new URLSearchParams(location.search).getAll(key).filter((v) => offered.includes(v));
 }
 
-/** One parameter set (or removed when it equals its default) in place. */
-export function setParam(key, value, fallback) {
+/** One parameter set (or removed when it equals its default) in place; push: in a new history entry. */
+export function setParam(key, value, fallback, push = false) {
   const params = new URLSearchParams(location.search);
   if (value === fallback) params.delete(key);
   else params.set(key, String(value));
-  replaceQuery(params);
+  if (push) pushQuery(String(params) ? "?" + params : "");
+  else replaceQuery(params);
 }
 
 // The language switch (Material's header; the build links each language's home, en: index.html,

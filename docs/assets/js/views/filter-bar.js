@@ -12,7 +12,8 @@ const LIMIT_DELAY_MS = 600; // a latency filter applies this long after the last
 
 /** opts: {bar, limitBox, dims, limits, priceCfg, values: {key: [text]}, state: () => state, defaults,
  * onChange(state), onPrice(v), deferred?: Set of keys, onDeferred?(key)}. A deferred dimension has no
- * values yet (the explorer's summary filters only its cells' dimensions): its button calls onDeferred. */
+ * values yet (the explorer's summary filters only its cells' dimensions): its button calls onDeferred.
+ * destroy() removes every listener of the bar, the limits and the price box: a bar can be mounted again. */
 // A value as the page's language names it (the catalogue's dimension_values, e.g. source kinds); the value
 // itself (a GPU, a model) otherwise.
 const shownValue = (d, v) => (d.values && Object.prototype.hasOwnProperty.call(d.values, v) ? d.values[v] : v);
@@ -20,12 +21,17 @@ const shownValue = (d, v) => (d.values && Object.prototype.hasOwnProperty.call(d
 export function mountFilterBar(opts) {
   const { bar, limitBox, dims, limits, values } = opts;
   const widgets = {};
-  let last = null; // the counts of the last sync: {counts, index}
+  let last = null; // the counts of the last sync: {counts, index, unknown}
   let timers = [];
+  const off = new AbortController(); // the listeners on the build's limit and price boxes, until destroy()
+  const { signal } = off;
 
   // The bar's buttons; each filter's list of options is built when it is first opened (options), not at
   // load: the lists are hidden, and the explorer's hold ~350 elements a phone would otherwise style and
   // lay out while the page loads.
+  // a bar mounted again (more values) keeps the list that was open open
+  const open = bar.querySelector('.lb-filter-button[aria-expanded="true"]');
+  const reopen = open && open.closest(".lb-filter").dataset.dim;
   bar.textContent = "";
   const later = opts.deferred || new Set();
   for (const d of dims) {
@@ -95,9 +101,13 @@ export function mountFilterBar(opts) {
     const index = last.index[key];
     for (const input of w.inputs) {
       input.checked = chosen.has(input.value);
+      // a value whose runs are not loaded (data/runs.js) has no count yet: none is shown, not a 0
+      const unknown = last.unknown && last.unknown.key === key && last.unknown.values.has(input.value);
       const n = last.counts[key][index.get(input.value)] || 0;
-      input.parentElement.querySelector(".lb-n").textContent = " " + COUNT.format(n);
-      input.parentElement.classList.toggle("lb-zero", n === 0);
+      const count = input.parentElement.querySelector(".lb-n");
+      count.textContent = unknown ? " " + UI.notCounted : " " + COUNT.format(n);
+      count.title = unknown ? UI.notCountedHelp : "";
+      input.parentElement.classList.toggle("lb-zero", n === 0 && !unknown);
     }
   }
 
@@ -115,12 +125,16 @@ export function mountFilterBar(opts) {
       if (v === limitValue((opts.state()[l.key] || [])[0])) return;
       opts.onChange(choose(opts.state(), l.key, v === null ? [] : [String(v)]));
     };
-    input.addEventListener("input", () => {
-      clearTimeout(timer);
-      timer = setTimeout(commit, LIMIT_DELAY_MS);
-      timers.push(timer);
-    });
-    input.addEventListener("change", commit);
+    input.addEventListener(
+      "input",
+      () => {
+        clearTimeout(timer);
+        timer = setTimeout(commit, LIMIT_DELAY_MS);
+        timers.push(timer);
+      },
+      { signal }
+    );
+    input.addEventListener("change", commit, { signal });
     limitInputs[l.key] = input;
   }
 
@@ -128,11 +142,15 @@ export function mountFilterBar(opts) {
   const price = limitBox && opts.priceCfg ? limitBox.querySelector(".lb-price input") : null;
   if (price) {
     price.disabled = false;
-    price.addEventListener("input", () => {
-      const v = priceValue(price.value);
-      priceNote(v === null && price.value.trim() !== "");
-      if (v !== null) opts.onPrice(v);
-    });
+    price.addEventListener(
+      "input",
+      () => {
+        const v = priceValue(price.value);
+        priceNote(v === null && price.value.trim() !== "");
+        if (v !== null) opts.onPrice(v);
+      },
+      { signal }
+    );
   }
 
   // Say, beside the price box, that its text (typed or from ?price=) is not a price and is not used.
@@ -152,6 +170,8 @@ export function mountFilterBar(opts) {
     price.setAttribute("aria-invalid", "true");
   }
 
+  if (reopen && widgets[reopen] && !later.has(reopen)) toggle(widgets[reopen].box, true);
+
   return {
     toggle,
     close: () => toggle(null, false),
@@ -160,9 +180,10 @@ export function mountFilterBar(opts) {
     showPrice(v, force) {
       if (price && (force || priceValue(price.value) !== v)) price.value = v.toFixed(2);
     },
-    /** The buttons' values, the open lists' ticks and counts, the limit boxes, for this state. */
-    sync(state, counts, index) {
-      last = { counts, index };
+    /** The buttons' values, the open lists' ticks and counts, the limit boxes, for this state. unknown:
+     * {key, values: Set} the values of one dimension whose counts are not known (shown without one). */
+    sync(state, counts, index, unknown = null) {
+      last = { counts, index, unknown };
       for (const d of dims) {
         const w = widgets[d.key];
         if (!w) continue;
@@ -177,6 +198,9 @@ export function mountFilterBar(opts) {
         input.parentElement.classList.toggle("lb-active", v !== undefined);
       }
     },
-    destroy: () => timers.forEach(clearTimeout),
+    destroy() {
+      timers.forEach(clearTimeout);
+      off.abort();
+    },
   };
 }

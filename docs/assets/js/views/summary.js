@@ -1,8 +1,10 @@
 // views/summary.js: a scope's "N of M runs" line and the note on runs a latency limit hides.
 // In: draw({shown, total, estimates, held, missing, limited}): runs, the estimates shown beside them and
-// the low-confidence estimates held back (calc/estimates.js).
+// the low-confidence estimates held back (calc/estimates.js); cells(shown, runs, onEvery): the line of the
+// explorer's first view at scale, with its "Show every run" button; loading(values): while runs load.
 // Out: none. Side effects: the scope's .lb-count, .lb-limit-note.
 
+import { el } from "../dom.js";
 import { UI } from "../messages.js";
 import { COUNT } from "../format.js";
 
@@ -20,6 +22,18 @@ export function mountSummary(root) {
           UI.count(COUNT.format(shown), COUNT.format(total)) +
           (estimates ? UI.countEstimates(COUNT.format(estimates)) : "") +
           (held ? UI.countHeld(COUNT.format(held)) : "");
+    },
+    /** "The best run of each cell: N of M runs" and the button that shows every run. */
+    cells(shown, runs, onEvery) {
+      if (!count) return;
+      const button = el("button", { type: "button", class: "lb-every md-button" }, UI.everyRun);
+      button.addEventListener("click", onEvery);
+      count.textContent = UI.summaryFirst(COUNT.format(shown), COUNT.format(runs)) + " ";
+      count.append(button);
+    },
+    /** While runs load: every run ([]), or every run of these values (the GPUs of a filter); null: none. */
+    loading(values) {
+      if (count && values) count.textContent = values.length ? UI.runsOfLoading(values.join(", ")) : UI.everyRunLoading;
     },
   };
 }
