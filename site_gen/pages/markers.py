@@ -742,4 +742,7 @@ def _sort_values(frame: pd.DataFrame, column: str, sort_column: str) -> dict[str
     filter's options: crossfilter.valueCodes); None where there is none."""
     first = frame.dropna(subset=[column]).drop_duplicates(column)
     orders = first[sort_column] if sort_column in first else [None] * len(first)
-    return {js_text(v): None if o is None or o != o else int(o) for v, o in zip(first[column], orders)}
+    return {
+        js_text(v): None if o is None or o != o else int(o)
+        for v, o in zip(first[column], orders, strict=True)
+    }

@@ -180,7 +180,7 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         page.click(".lb-every")
         page.evaluate(every)
         page.wait_for_function(f"{rendered} !== '{before}'", timeout=SLOW_MS)
-        assert part_file(page, gpu) <= set(page.evaluate(FETCHED)) and not detail & set(page.evaluate(FETCHED))
+        assert loaded_only(page, detail, gpu)
         assert page.text_content(".lb-count") == f"{gpu_runs:,} of {total:,} runs"
         ((with_figure,),) = query(
             scale_site, "SELECT count(*) FROM runs WHERE gpu = ? AND output_tps_per_gpu IS NOT NULL", [gpu]
@@ -194,17 +194,21 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         page.keyboard.press("Escape")
         # a second GPU loads its file beside, and both are every run DuckDB has of the two, counted so
         ((other, other_runs),) = query(
-            scale_site, "SELECT gpu, count(*) FROM runs WHERE gpu <> ? GROUP BY gpu ORDER BY gpu LIMIT 1", [gpu]
+            scale_site,
+            "SELECT gpu, count(*) FROM runs WHERE gpu <> ? GROUP BY gpu ORDER BY gpu LIMIT 1",
+            [gpu],
         )
         assert choose(page, "gpu", other) == " –"
         page.keyboard.press("Escape")
         assert page.text_content(".lb-count") == f"{gpu_runs + other_runs:,} of {total:,} runs"
-        assert part_file(page, other) <= set(page.evaluate(FETCHED)) and not detail & set(page.evaluate(FETCHED))
+        assert loaded_only(page, detail, gpu, other)
         counts = gpu_counts(page)
         assert (counts[gpu], counts[other]) == (f"{gpu_runs:,}", f"{other_runs:,}")
         page.keyboard.press("Escape")
         page.go_back()  # back to the one GPU: nothing more to load
-        page.wait_for_function(f"document.querySelector('.lb-count').textContent === '{gpu_runs:,} of {total:,} runs'")
+        page.wait_for_function(
+            f"document.querySelector('.lb-count').textContent === '{gpu_runs:,} of {total:,} runs'"
+        )
 
         # the table's first run opens its card (only its partition of the cards is loaded)
         page.click(".lb-card-link >> nth=0")
@@ -254,6 +258,12 @@ def part_file(page: Any, gpu: str) -> set[str]:
     """The names of the data file(s) holding every run of ``gpu`` (data-lb-summary's parts)."""
     parts = page.evaluate("JSON.parse(document.querySelector('.lb-scope').dataset.lbSummary).parts.files")
     return {Path(p).name for p in parts[gpu]["src"].split()}
+
+
+def loaded_only(page: Any, detail: set[str], *gpus: str) -> bool:
+    """Whether the page has fetched the files of every run of ``gpus`` and none of every run's."""
+    fetched = set(page.evaluate(FETCHED))
+    return all(part_file(page, g) <= fetched for g in gpus) and not detail & fetched
 
 
 def gpu_counts(page: Any) -> dict[str, str]:
@@ -363,7 +373,7 @@ def test_the_explorer_at_100k_runs_filters_one_more_dimension_on_its_summary(
         page.wait_for_selector('.lb-filter[data-dim="pp"] .lb-filter-button[aria-expanded="true"]')
         ((runs,),) = query(scale_site, "SELECT count(*) FROM runs WHERE tp = ? AND gpu = ?", [tp, gpu])
         assert page.text_content(".lb-count") == f"{runs:,} of {total:,} runs"
-        assert part_file(page, gpu) <= set(page.evaluate(FETCHED)) and not detail & set(page.evaluate(FETCHED))
+        assert loaded_only(page, detail, gpu)
         # every GPU again: every run loads, the TP filter kept
         before = page.evaluate("document.querySelector('.lb-scope').dataset.lbRendered")
         page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')
