@@ -467,10 +467,8 @@ class Page:
         file for every language. ``dims``: the filter dimensions of the summary's cells, which filter it
         exactly (the best run of each H200 cell is the best run of that cell) without loading every run.
         ``more``: {dimension: {counts, values: {value text: file}}} for each other dimension the summary
-        takes a filter on (``dataset.summary_by``); a file is {src, key}. ``parts``: {dim: "gpu", files:
-        {GPU: file}, order: {GPU: its sort value}}: every run of each GPU of ``shown`` (the runs and the
-        estimates the explorer shows), so that every run of a GPU filter loads those GPUs' files only
-        (data/runs.js); ``order`` places them in the GPU filter's list as every run would."""
+        takes a filter on (``dataset.summary_by``); a file is {src, key}. ``parts`` (``_parts``): every
+        run of each GPU of ``shown`` (the runs and the estimates the explorer shows) in a file of its own."""
         if mk.filters or len(sub) < dataset.SUMMARY_FROM_RUNS:
             return ""
         if "summary" not in self.site.shared:
@@ -488,13 +486,19 @@ class Page:
                     dim: {"counts": file(c), "values": {v: file(k) for v, k in values.items()}}
                     for dim, (c, values) in more.items()
                 },
-                "parts": {
-                    "dim": "gpu",
-                    "files": self._gpu_files(mk, shown),
-                    "order": _sort_values(shown, "gpu", "gpu_order"),
-                },
+                "parts": self._parts(mk, shown),
             }
         )
+
+    def _parts(self, mk: Marker, frame: pd.DataFrame) -> dict[str, Any]:
+        """Every run of each GPU of ``frame`` in a file of its own, for the page script's every run of the
+        GPUs a filter names (data/runs.js): {dim: "gpu", files: {GPU: file}, order: {GPU: its sort value}},
+        ``order`` placing a GPU not loaded in the filter's list as every run would."""
+        return {
+            "dim": "gpu",
+            "files": self._gpu_files(mk, frame),
+            "order": _sort_values(frame, "gpu", "gpu_order"),
+        }
 
     def _summary_files(
         self, sub: pd.DataFrame, defaults: Filters
@@ -522,8 +526,9 @@ class Page:
         """A view's first view at scale: every run of its opening selection (``defaults``), as the
         placeholder's ``data-lb-summary`` JSON {src, key, runs, cells, dims: [], slice: true}. Exact (the
         rows every run gives there, in the same order), so the charts and the count line are the same;
-        any other selection loads every run. "" below ``dataset.SUMMARY_FROM_RUNS`` runs, or where the
-        selection is most of the runs (a view opening on every run)."""
+        any other selection loads every run, or, on a view page opening on a GPU, every run of the GPUs it
+        names (``parts``). "" below ``dataset.SUMMARY_FROM_RUNS`` runs, or where the selection is most of
+        the runs (a view opening on every run)."""
         if len(sub) < dataset.SUMMARY_FROM_RUNS or not defaults:
             return ""
         slices = self.site.shared.setdefault("slices", {})  # one file per selection, for every language
@@ -539,9 +544,12 @@ class Page:
         if not key:
             return ""
         src = self._rel(f"{DATA_DIR}/{key}.js")
-        return json.dumps(
-            {"src": src, "key": key, "runs": len(sub), "cells": cells, "dims": [], "slice": True}
-        )
+        first = {"src": src, "key": key, "runs": len(sub), "cells": cells, "dims": [], "slice": True}
+        if "gpu" in defaults and not mk.filters:
+            # a view opening on a GPU: a change of another filter loads every run of that GPU only (the
+            # files of the GPU pages, which ask for the same runs: no file more)
+            first["parts"] = self._parts(mk, sub)
+        return json.dumps(first)
 
     def _render_compare(self, mk: Marker) -> str:
         """Compare mode: A vs B over the configurations both have (``site_gen.pages.compare``)."""

@@ -393,13 +393,30 @@ def test_the_explorer_at_100k_runs_filters_one_more_dimension_on_its_summary(
 COLUMN = {"model": "model_name", "precision": "precision", "engine": "engine", "gpu": "gpu", "pp": "pp"}
 
 
+DEFAULTS = "JSON.parse(document.querySelector('.lb-filterbar').dataset.lbDefaults)"
+
+
+def selection_sql(state: dict[str, list[str]]) -> tuple[str, list]:
+    """The run ids of a view's selection (its filter state) as a DuckDB query and its parameters."""
+    where, params = [], []
+    for key, values in sorted(state.items()):
+        if key == "workload":
+            where.append("(" + " OR ".join("(isl = ? AND osl = ?)" for _ in values) + ")")
+            params += [int(x) for v in values for x in v.split("/")]
+        else:
+            where.append(f"{COLUMN[key]} IN ({', '.join('?' for _ in values)})")
+            params += values
+    return f"SELECT run_id FROM runs WHERE {' AND '.join(where)}", params
+
+
 def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
     scale_site: Path, scale_url: str, browser: object
 ) -> None:
     """A view opens on every run of its opening selection (a file of those runs, not every run): the
     rows its charts draw are DuckDB's runs of that selection, the count line is the one every run gives;
-    a filter then loads every run, and every run at the opening selection gives the same rows in the
-    same order. A guide page's several views each open on their own selection."""
+    a filter then loads every run (every run of its GPU, where the view opens on one), and every run at
+    the opening selection gives the same rows in the same order. A guide page's several views each open
+    on their own selection."""
     ((total,),) = query(scale_site, "SELECT count(*) FROM runs")
     watched = Watched(browser, 1440, 900)
     try:
@@ -408,17 +425,8 @@ def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
         page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
         scope = "window.llmbench.scopes()[0]"
         assert page.evaluate(f"{scope}.showingSummary()")
-        opening = page.evaluate("JSON.parse(document.querySelector('.lb-filterbar').dataset.lbDefaults)")
-        where, params = [], []
-        for key, values in sorted(opening.items()):
-            if key == "workload":
-                where.append("(" + " OR ".join("(isl = ? AND osl = ?)" for _ in values) + ")")
-                params += [int(x) for v in values for x in v.split("/")]
-            else:
-                where.append(f"{COLUMN[key]} IN ({', '.join('?' for _ in values)})")
-                params += values
-        sql = f"SELECT run_id FROM runs WHERE {' AND '.join(where)}"
-        want = {r for (r,) in query(scale_site, sql, params)}
+        opening = page.evaluate(DEFAULTS)
+        want = {r for (r,) in query(scale_site, *selection_sql(opening))}
         first = page.evaluate(f"{scope}.rows().map((r) => r.run_id)")
         assert 0 < len(first) < total / 2 and set(first) == want and len(first) == len(want)
         assert page.text_content(".lb-count") == f"{len(want):,} of {total:,} runs"
@@ -434,6 +442,33 @@ def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
         assert detail <= set(page.evaluate(FETCHED))
         assert page.evaluate(f"{scope}.rows().map((r) => r.run_id)") == first
         assert page.text_content(".lb-count") == f"{len(want):,} of {total:,} runs"
+
+        # a view opening on one GPU: a filter's button loads every run of that GPU (its file), not every
+        # run; another value of the filter gives DuckDB's runs of it on that GPU
+        page.goto(f"{scale_url}/generated/views/precision-uplift.html", wait_until="commit")
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
+        opening = page.evaluate(DEFAULTS)
+        (gpu,) = opening["gpu"]
+        first = page.evaluate(f"{scope}.rows().map((r) => r.run_id)")
+        assert set(first) == {r for (r,) in query(scale_site, *selection_sql(opening))} and first
+        detail = {Path(p).name for p in page.get_attribute(".lb-scope", "data-lb-src").split()}
+        page.click('.lb-filter[data-dim="precision"] .lb-filter-button')
+        page.wait_for_function(f"!{scope}.showingSummary()", timeout=SLOW_MS)
+        page.evaluate(f"{scope}.everyRun()")
+        assert loaded_only(page, detail, gpu)
+        assert page.evaluate(f"{scope}.rows().map((r) => r.run_id)") == first
+        page.keyboard.press("Escape")
+        other = next(
+            p
+            for (p,) in query(
+                scale_site, "SELECT DISTINCT precision FROM runs WHERE gpu = ? ORDER BY 1", [gpu]
+            )
+            if [p] != opening.get("precision")
+        )
+        choose(page, "precision", other)
+        runs = query(scale_site, *selection_sql({**opening, "precision": [other]}))
+        assert page.text_content(".lb-count") == f"{len(runs):,} of {total:,} runs"
+        assert loaded_only(page, detail, gpu)
 
         # a guide page of several views: each opens on its selection, none loads every run
         page.goto(f"{scale_url}/guide/04-parallelism.html", wait_until="commit")
