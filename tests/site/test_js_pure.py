@@ -289,8 +289,8 @@ PAYLOAD_JOB = """async (m, store) => {
   const joined = await m.loadRows(keys.map((k) => k + ".js").join(" "), keys.join(" "));
   const alone = await m.loadRows(keys[1] + ".js", keys[1]); // the second part, asked for by itself
   const again = await m.loadRows(keys.map((k) => k + ".js").join(" "), keys.join(" "));
-  return { joined, same: again === joined, reused: alone[0] === joined[2], left: Object.keys(window.LLMBENCH_DATA),
-    keys: joined.map((r) => Object.keys(r).join()) };
+  return { joined, same: again === joined, reused: alone[0] === joined[2],
+    left: Object.keys(window.LLMBENCH_DATA), keys: joined.map((r) => Object.keys(r).join()) };
 }"""
 
 
