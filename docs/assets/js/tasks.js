@@ -12,7 +12,7 @@ const scripts = {}; // absolute URL -> Promise of its loaded <script>
 /** End the current task so the browser can paint and answer input before the next piece of work (a page
  * of several charts drawn in one task blocked the main thread for over a second on a phone). */
 export function yieldToMain() {
-  if (window.scheduler && window.scheduler.yield) return window.scheduler.yield();
+  if (globalThis.scheduler && globalThis.scheduler.yield) return globalThis.scheduler.yield(); // globalThis: node too
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 

@@ -9,6 +9,7 @@
 
 import { fixedMatcher } from "./crossfilter.js";
 import { isHeldBack } from "../calc/estimates.js";
+import { yieldToMain } from "../tasks.js";
 
 const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
@@ -55,6 +56,7 @@ export function openRuns(source, parts, dims, limits, fixed) {
       // in the files' order (by name), whatever the order they were asked for
       rows = Object.keys(parts.files).flatMap((v) => got.get(v) || []);
     }
+    await yieldToMain(); // the rows decoded, then indexed in a task of its own (a phone answers between)
     me.index = source.index(rows, dims, limits, null, every ? {} : known);
     const heldRows = rows.filter(isHeldBack);
     me.held = heldRows.length ? source.index(heldRows, dims, limits) : null;
