@@ -278,6 +278,47 @@ def gpu_counts(page: Any) -> dict[str, str]:
     )
 
 
+def test_a_gpu_whose_runs_fail_to_load_is_said_so_and_loads_when_chosen_again(
+    scale_site: Path, scale_url: str, browser: object
+) -> None:
+    """Every run of one GPU shown; another GPU's file fails (the network drops it): the count line says
+    the runs could not be loaded and the rows stay the first GPU's; chosen again once the network is back,
+    its runs load and the count is DuckDB's for both."""
+    ((total,),) = query(scale_site, "SELECT count(*) FROM runs")
+    (g1, n1), (g2, n2) = query(scale_site, "SELECT gpu, count(*) FROM runs GROUP BY gpu ORDER BY gpu LIMIT 2")
+    watched = Watched(browser, 1440, 900)
+    try:
+        page = watched.page
+        page.goto(f"{scale_url}/explorer.html?gpu={g1.replace(' ', '+')}", wait_until="commit")
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
+        page.click(".lb-every")
+        page.evaluate("window.llmbench.scopes()[0].everyRun()")
+        page.wait_for_function(
+            f"document.querySelector('.lb-count').textContent === '{n1:,} of {total:,} runs'"
+        )
+        lost = part_file(page, g2)
+        page.route(
+            "**/*", lambda route: route.abort() if Path(route.request.url).name in lost else route.continue_()
+        )
+        page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')
+        page.check(f'.lb-filter[data-dim="gpu"] input[value="{g2}"]')
+        page.wait_for_function("!document.querySelector('.lb-scope[aria-busy]')", timeout=SLOW_MS)
+        assert page.text_content(".lb-count").startswith("Could not load these runs: could not load")
+        assert {r["gpu"] for r in page.evaluate("window.llmbench.scopes()[0].rows()")} == {g1}
+        # the browser's line for the dropped file and the page's own: nothing else went wrong
+        assert [e for e in watched.errors if "could not load" not in e and "ERR_FAILED" not in e] == []
+        page.unroute("**/*")
+        page.uncheck(f'.lb-filter[data-dim="gpu"] input[value="{g2}"]')
+        page.check(f'.lb-filter[data-dim="gpu"] input[value="{g2}"]')
+        page.wait_for_function(
+            f"document.querySelector('.lb-count').textContent === '{n1 + n2:,} of {total:,} runs'",
+            timeout=SLOW_MS,
+        )
+        assert watched.external == []
+    finally:
+        watched.close()
+
+
 # the runs of the cells the summary holds (those with a figure), under a condition
 CELL_RUNS_SQL = """SELECT count(*) FROM runs WHERE {where} AND (gpu, model_name, precision, isl, osl) IN
 (SELECT (gpu, model_name, precision, isl, osl) FROM runs WHERE output_tps_per_gpu IS NOT NULL)"""

@@ -30,6 +30,7 @@ export const UI = {
   everyRun: say("everyRun"),
   everyRunLoading: say("everyRunLoading"),
   runsOfLoading: (values) => say("runsOfLoading", { values }),
+  runsFailed: (error) => say("runsFailed", { error }),
   notCounted: say("notCounted"),
   notCountedHelp: say("notCountedHelp"),
   countHeld: (n) => say("countHeld", { n }),

@@ -86,8 +86,9 @@ export function mountScope(root, ownsUrl, hooks) {
     bar.sync(state, result.counts, index.index, partial && { key: first.parts.dim, values: partial });
     controls.sync();
     // "N of M runs" counts runs: an estimate (source kind "modelled") is never a run (issue 28)
+    const shown = countRuns(rows);
     summary.draw({
-      shown: countRuns(rows), total: partial ? first.runs : countRuns(index.all), estimates: rows.length - countRuns(rows),
+      shown, total: partial ? first.runs : countRuns(index.all), estimates: rows.length - shown,
       missing: result.missing, limited: result.limited, held: result.held || 0,
     });
     if (table) table.draw(rows);
@@ -106,9 +107,9 @@ export function mountScope(root, ownsUrl, hooks) {
     const t0 = performance.now();
     if (index && runs.loading(next) !== null) {
       // every run of a GPU not loaded yet: its file, then the bar again (its lists may have grown)
-      busy(next);
-      const grew = await runs.cover(next).finally(() => root.removeAttribute("aria-busy"));
-      if (next !== state) return; // a newer state took over while it loaded
+      summary.loading(runs.loading(next));
+      const grew = await runs.cover(next).catch(summary.failed).finally(() => root.removeAttribute("aria-busy"));
+      if (next !== state || grew === undefined) return; // a newer state took over, or the files failed
       if (grew) {
         ({ index, held } = runs);
         mountDetailBar();
@@ -139,14 +140,9 @@ export function mountScope(root, ownsUrl, hooks) {
   // Every run, loaded once (at once, or when the reader first asks for it after the summary: the count
   // line says so meanwhile, seconds at a hundred thousand runs, until the bar and count are drawn).
   const everyRun = () => {
-    if (!detail && index === null && first) busy(urlState());
+    if (!detail && index === null && first) summary.loading(runs.loading(urlState()));
     return detail || (detail = startDetail().finally(() => root.removeAttribute("aria-busy")));
   };
-  // The count line while runs load: every run, or every run of the GPUs the state names.
-  function busy(s) {
-    summary.loading(runs.loading(s));
-    root.setAttribute("aria-busy", "true");
-  }
   // The table's parts, hidden while the first view shows the summary (the table lists every run).
   const tableParts = [".lb-tablebar", ".lb-table-hidden", ".lb-table-wrap"].map((s) => root.querySelector(s));
   const showTable = (on) => tableParts.forEach((n) => n && (n.hidden = !on));

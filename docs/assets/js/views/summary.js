@@ -1,7 +1,8 @@
 // views/summary.js: a scope's "N of M runs" line and the note on runs a latency limit hides.
 // In: draw({shown, total, estimates, held, missing, limited}): runs, the estimates shown beside them and
 // the low-confidence estimates held back (calc/estimates.js); cells(shown, runs, onEvery): the line of the
-// explorer's first view at scale, with its "Show every run" button; loading(values): while runs load.
+// explorer's first view at scale, with its "Show every run" button; loading(values): while runs load;
+// failed(error): runs that could not be loaded.
 // Out: none. Side effects: the scope's .lb-count, .lb-limit-note.
 
 import { el } from "../dom.js";
@@ -31,8 +32,15 @@ export function mountSummary(root) {
       count.textContent = UI.summaryFirst(COUNT.format(shown), COUNT.format(runs)) + " ";
       count.append(button);
     },
-    /** While runs load: every run ([]), or every run of these values (the GPUs of a filter); null: none. */
+    /** Runs that could not be loaded: said in the count line (and on the console); returns nothing. */
+    failed(error) {
+      if (count) count.textContent = UI.runsFailed(error.message);
+      console.error(error);
+    },
+    /** While runs load (the scope busy until its owner says otherwise): every run ([]), or every run of
+     * these values (the GPUs of a filter); null: nothing to say. */
     loading(values) {
+      root.setAttribute("aria-busy", "true");
       if (count && values) count.textContent = values.length ? UI.runsOfLoading(values.join(", ")) : UI.everyRunLoading;
     },
   };
