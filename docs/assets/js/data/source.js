@@ -7,7 +7,8 @@
 // rows at scale, or summary null where the page has none; run(id) → Promise<object | null> one run;
 // load({src, key}) → Promise<object[]> the rows of another file of the set (the summary's counts and parts);
 // openCards(parts) is the run cards' Source: run(id) loads only the partition holding the run;
-// index(rows, dims, limits) → {values, index, filter(state) → {rows, counts, missing, limited}}.
+// index(rows, dims, limits, weight?, known?) → {values, index, filter(state) → {rows, counts, missing,
+// limited}} (crossfilter.createIndex: known lists values no row has, data/runs.js).
 
 import { loadRows } from "./payload.js";
 import { createIndex, fixedMatcher, valueCodes } from "./crossfilter.js";
