@@ -251,7 +251,7 @@ def render(page: Page) -> str:
         site.keys["advisor"] = site.keep(dataset.DataFile(key, [text.encode()]))
     key = site.keys["advisor"]
     attrs = {
-        "data-src": page._rel(f"assets/data/{key}.js"),
+        "data-src": page._rel(f"assets/data/{dataset.data_name(key)}"),
         "data-key": key,
         "data-card": page.card,
         "data-planner": page._rel(page.root + PLANNER_PAGE),

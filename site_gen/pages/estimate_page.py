@@ -312,7 +312,7 @@ def render_marker(page: Page) -> str:
     if "estimate-pairs" not in page.site.keys:
         page.site.keys["estimate-pairs"] = page.site.keep(dataset.frame_file("pairs", frame))
     key = page.site.keys["estimate-pairs"]
-    src = page._rel(f"{DATA_DIR}/{key}.js")
+    src = page._rel(f"{DATA_DIR}/{dataset.data_name(key)}")
     spec = json.dumps(
         compile_spec(localize(charts.to_spec(scatter(page.site.ctx)), i18n.translator(page.site.lang))),
         separators=(",", ":"),

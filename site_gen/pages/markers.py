@@ -164,7 +164,7 @@ class Site:
         if self.spool is None:
             self.spool = dataset.Spool()
         data.spill(self.spool)
-        self.files[f"{data.key}.js"] = data
+        self.files[dataset.data_name(data.key)] = data
         return data.key
 
     def card_files(self) -> list[str]:
@@ -325,7 +325,7 @@ class Page:
 
     def _srcs(self, keys: str) -> str:
         """The paths of a data file's parts (``_data_key``), space-separated, relative to the page."""
-        return " ".join(self._rel(f"{DATA_DIR}/{k}.js") for k in keys.split())
+        return " ".join(self._rel(f"{DATA_DIR}/{dataset.data_name(k)}") for k in keys.split())
 
     def _render(self, mk: Marker | MarkerError) -> str:
         try:
@@ -474,7 +474,7 @@ class Page:
         if "summary" not in self.site.shared:
             self.site.shared["summary"] = self._summary_files(sub, defaults)
         key, cells, more = self.site.shared["summary"]
-        file = lambda k: {"src": self._rel(f"{DATA_DIR}/{k}.js"), "key": k}  # noqa: E731
+        file = lambda k: {"src": self._rel(f"{DATA_DIR}/{dataset.data_name(k)}"), "key": k}  # noqa: E731
         return json.dumps(
             {
                 **file(key),
@@ -543,7 +543,7 @@ class Page:
         key, cells = slices[which]
         if not key:
             return ""
-        src = self._rel(f"{DATA_DIR}/{key}.js")
+        src = self._rel(f"{DATA_DIR}/{dataset.data_name(key)}")
         first = {"src": src, "key": key, "runs": len(sub), "cells": cells, "dims": [], "slice": True}
         if "gpu" in defaults and not mk.filters:
             # a view opening on a GPU: a change of another filter loads every run of that GPU only (the
@@ -602,7 +602,7 @@ class Page:
             combos[which] = self.site.keep(dataset.frame_file("combos", compare.combos(sub)))
         key = combos[which]
         return {
-            "combos": {"src": self._rel(f"{DATA_DIR}/{key}.js"), "key": key},
+            "combos": {"src": self._rel(f"{DATA_DIR}/{dataset.data_name(key)}"), "key": key},
             "gpus": self._gpu_files(mk, sub),
         }
 
@@ -625,9 +625,10 @@ class Page:
                 return self.site.render("empty.html.j2", message=self.site.cat.t("widgets.no_results"))
             self.site.keys["runcard"] = json.dumps(files)
         keys = json.loads(self.site.keys["runcard"])
+        srcs = [self._rel(f"{DATA_DIR}/{dataset.data_name(k)}") for k in keys]
         return self.site.render(
             "runcard.html.j2",
-            cards=json.dumps({"src": [self._rel(f"{DATA_DIR}/{k}.js") for k in keys], "key": keys}),
+            cards=json.dumps({"src": srcs, "key": keys}),
             sections=json.dumps(
                 card_sections(self.site.cat, [*CARD_SECTIONS, CITE_SECTION]), ensure_ascii=False
             ),

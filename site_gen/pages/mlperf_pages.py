@@ -477,7 +477,8 @@ class Built:
         folder ("" or "ko/"), from which the shared data file at the site's root is reached."""
         if not self.rows:
             return PAGE, render(self.rows, cat)
-        src = posixpath.relpath(f"{DATA_DIR}/{self.key}.js", posixpath.dirname(root + PAGE_URL))
+        name = dataset.data_name(self.key)
+        src = posixpath.relpath(f"{DATA_DIR}/{name}", posixpath.dirname(root + PAGE_URL))
         return PAGE, render(self.rows, cat, src, self.key, self.sources_url, self.sources)
 
 
@@ -489,4 +490,4 @@ def build(db: Path, repo_url: str = "", branch: str = "main", results: Path | No
         return Built(rows)
     key, text = dataset.data_file("mlperf", payload(rows))
     sources_url = f"{repo_url.rstrip('/')}/tree/{branch}/{SOURCES}" if repo_url else ""
-    return Built(rows, {f"{key}.js": text}, key, sources_url, read_sources(results))
+    return Built(rows, {dataset.data_name(key): text}, key, sources_url, read_sources(results))

@@ -92,8 +92,8 @@ def test_cpu_sweep_runs_exports_validates_ingests_and_shows_on_the_site(
     ]
     render_site(ROOT / "mkdocs.yml", site, site_db)
     explorer = (site / "explorer.html").read_text(encoding="utf-8")
-    (data_src,) = set(re.findall(r'src="(assets/data/runs\.[0-9a-f]+\.js)"', explorer))
-    data = json.loads((site / data_src).read_text(encoding="utf-8").split("=", 2)[-1].rstrip(";\n"))
+    (data_src,) = set(re.findall(r'src="(assets/data/runs\.[0-9a-f]+\.json)"', explorer))
+    data = json.loads((site / data_src).read_text(encoding="utf-8"))
     cols = data["columns"]
     assert data["n"] == 2 and cols["engine"]["dict"] == ["transformers"]
     assert cols["gpu"]["dict"] == [cpu_gpu_entry] and cols["model_name"]["dict"] == [

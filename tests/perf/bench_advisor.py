@@ -54,13 +54,13 @@ def synthetic_runs(n: int = 100_000) -> pd.DataFrame:
 def page_folder(payload: dict, folder: Path) -> None:
     """The advisor's modules, its data file and a page with the placeholder the build writes."""
     shutil.copytree(JS / "advisor", folder / "advisor")
-    shutil.copy(JS / "tasks.js", folder / "tasks.js")  # the one classic-script loader (its data file)
+    shutil.copy(JS / "tasks.js", folder / "tasks.js")  # the one data-file loader (loadJson)
     key, text = dataset.data_file(advisor.STEM, payload)
-    (folder / f"{key}.js").write_text(text, encoding="utf-8")
+    (folder / dataset.data_name(key)).write_text(text, encoding="utf-8")
     words = json.dumps(i18n.load("en").section("advisor"), ensure_ascii=False)
     (folder / "index.html").write_text(
         f"""<!doctype html><html lang="en"><meta charset="utf-8"><body>
-<div id="llmbench-advisor" data-src="{key}.js" data-key="{key}" data-card="runs.html"
+<div id="llmbench-advisor" data-src="{dataset.data_name(key)}" data-key="{key}" data-card="runs.html"
  data-planner="planner.html" data-pareto="pareto.html"
  data-lang="en" data-words="{html.escape(words, quote=True)}"></div>
 <script type="module">import {{ mountAdvisor }} from "./advisor/ui.js";

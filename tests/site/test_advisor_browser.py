@@ -6,6 +6,7 @@ resolve, hostile URL parameters and publisher names shown as text, no console er
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -204,7 +205,7 @@ def test_instant_navigation_mounts_it_and_tears_it_down(advisor_url: str, watche
     page.go_back()
     page.wait_for_selector("#llmbench-advisor[data-ready]", timeout=20_000)
     assert page.locator(".lb-advisor-form").count() == 1
-    # the second mount found its data loaded: one request for it (tasks.js loads each URL once)
+    # the second mount found its data loaded: one request for it (advisor/ui.js keeps it per URL)
     src = page.get_attribute("#llmbench-advisor", "data-src").rsplit("/", 1)[-1]
     assert len([u for u in asked if u.endswith(src)]) == 1, asked
     assert watched.errors == []
@@ -213,38 +214,47 @@ def test_instant_navigation_mounts_it_and_tears_it_down(advisor_url: str, watche
 def test_one_loader_runs_a_script_once_per_url_and_names_a_failed_one(
     advisor_url: str, watched: Watched
 ) -> None:
-    """tasks.js loadScript is the page script's one classic-script loader (Vega, the planner's data, the
-    page data, the advisor's data): two calls for one URL, in either spelling (absolute or asset path), share
-    one <script>; a missing file rejects with an error naming its URL and what it was, leaves no <script>
-    behind, and a later call tries again (a second request reaches the server)."""
+    """tasks.js loadScript is the page script's one classic-script loader (Vega, the planner's data): two
+    calls for one URL, in either spelling (absolute or asset path), share one <script>; a missing file
+    rejects with an error naming its URL and what it was, leaves no <script> behind, and a later call
+    tries again (a second request reaches the server). Its loadJson fetches a data file (the advisor's,
+    as the server has it) and names a missing one with its HTTP status."""
+    import urllib.request
+
     page = _open(watched, f"{advisor_url}/advisor.html")
     asked: list[str] = []
-    page.on("request", lambda r: "no-such-file.js" in r.url and asked.append(r.url))
-    # the advisor loaded its data through it: one <script> for its URL, the same promise on a second call
+    page.on("request", lambda r: "no-such-file" in r.url and asked.append(r.url))
     src = page.get_attribute("#llmbench-advisor", "data-src")
     out = page.evaluate(
         """async (src) => {
           const t = await import(new URL("assets/js/tasks.js", document.baseURI).href);
-          const abs = new URL(src, document.baseURI).href;
-          const count = (u) => [...document.scripts].filter((s) => s.src === u).length;
-          const same = t.loadScript(src) === t.loadScript(abs);
-          await t.loadScript(abs);
           const planner = new URL("assets/js/planner-data.js", document.baseURI).href;
+          const count = (u) => [...document.scripts].filter((s) => s.src === u).length;
+          const same = t.loadScript("assets/js/planner-data.js") === t.loadScript(planner);
           await Promise.all([t.loadScripts(["js/planner-data.js"]), t.loadScript(planner)]);
           const missing = new URL("assets/js/no-such-file.js", document.baseURI).href;
-          const fail = async () => {
-            try { await t.loadScript(missing, { what: "the test data" }); return null; }
-            catch (e) { return e.message; }
+          const fail = async (load) => {
+            try { await load(); return null; } catch (e) { return e.message; }
           };
-          const first = await fail(), second = await fail();
-          return { same, data: count(abs), planner: count(planner), left: count(missing), first, second };
+          const script = () => t.loadScript(missing, { what: "the test data" });
+          const first = await fail(script), second = await fail(script);
+          const data = await t.loadJson(src, { what: "the advisor's data" });
+          const nowhere = "assets/data/no-such-file.json";
+          const json = await fail(() => t.loadJson(nowhere, { what: "the test data" }));
+          return { same, planner: count(planner), left: count(missing), first, second, data, json };
         }""",
         src,
     )
-    assert out["same"] and out["data"] == 1 and out["planner"] == 1 and out["left"] == 0
+    assert out["same"] and out["planner"] == 1 and out["left"] == 0
     assert "the test data" in out["first"] and "no-such-file.js" in out["first"]
-    assert out["second"] == out["first"] and len(asked) == 2  # tried again: a second request
-    assert all("no-such-file.js" in e or "404" in e for e in watched.errors), watched.errors
+    assert out["second"] == out["first"]  # tried again: a second request
+    want = json.loads(urllib.request.urlopen(f"{advisor_url}/{src}").read().decode())
+    assert out["data"] == want
+    assert out["json"].startswith("could not load the test data ") and out["json"].endswith(
+        "/assets/data/no-such-file.json (HTTP 404)"
+    )
+    assert len(asked) == 3  # the script twice, the JSON once
+    assert all("no-such-file" in e or "404" in e for e in watched.errors), watched.errors
 
 
 # --- the Pareto view's per-interactivity tables (issue 27), on the same fixture site -------------------

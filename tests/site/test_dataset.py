@@ -195,7 +195,7 @@ def test_strings_dates_and_escaping() -> None:
     # the escaping matters whatever the old encoder did: strings from strangers' result files end up in
     # a <script>-loaded file, where a raw U+2028/U+2029 ends a line in older JavaScript parsers
     assert "\u2028" not in text and "\u2029" not in text
-    payload = json.loads(text.split("]=", 1)[1].removesuffix(";\n"))
+    payload = json.loads(text)
     assert payload["columns"]["s"]["dict"][:3] == [HOSTILE[1], HOSTILE[2], HOSTILE[3]]
 
 
@@ -228,14 +228,14 @@ def test_a_spilled_file_writes_the_same_bytes(tmp_path: Path, monkeypatch) -> No
         assert data.parts == [] and data.text() == old("runs", df)[1]
         files.append(data)
     for i, (data, df) in enumerate(zip(files, frames, strict=True)):
-        data.write(tmp_path / f"site-{i}.js")
-        assert (tmp_path / f"site-{i}.js").read_text(encoding="utf-8") == old("runs", df)[1]
+        data.write(tmp_path / f"site-{i}.json")
+        assert (tmp_path / f"site-{i}.json").read_text(encoding="utf-8") == old("runs", df)[1]
     assert spool.size == sum(len(old("runs", df)[1].encode()) for df in frames) > 3 * 1000
 
 
 def _rows(text: str) -> list[dict]:
     """A data file's rows, decoded as the page script does (dictionary columns looked up)."""
-    payload = json.loads(text.split("]=", 1)[1].rstrip(";\n"))
+    payload = json.loads(text)
     cols = payload["columns"]
     get = {
         name: (lambda i, c=c: c[i])
@@ -285,7 +285,7 @@ def test_the_run_cards_give_the_freed_heap_back_once_encoded(real_db: Path, monk
     enc = dataset.PartitionedEncoder(dataset.card_parts(len(runs)))
     for batch in queries.run_detail_batches(real_db, arrow=dataset.arrow_types, extra=cite.columns_sql("")):
         enc.add(batch)
-    assert [site.files[f"{k}.js"].text() for k in keys] == [f.text() for f in enc.finish("cards")]
+    assert [site.files[dataset.data_name(k)].text() for k in keys] == [f.text() for f in enc.finish("cards")]
 
 
 def test_release_freed_heap_trims_on_glibc_and_is_a_no_op_without_malloc_trim(monkeypatch) -> None:

@@ -53,9 +53,8 @@ def db_ids(db: Path) -> set[str]:
         return {r[0] for r in con.execute("SELECT run_id FROM runs").fetchall()}
 
 
-def payload(js: Path) -> dict:
-    text = js.read_text(encoding="utf-8")
-    return json.loads(text[text.index("]=") + 2 :].rstrip().rstrip(";"))
+def payload(data: Path) -> dict:
+    return json.loads(data.read_text(encoding="utf-8"))
 
 
 def ids_of(data: dict) -> set[str]:
@@ -72,12 +71,12 @@ def ids_of(data: dict) -> set[str]:
 
 def site_ids(site: Path) -> set[str]:
     """Every run id in the site's data files (every page's, every language's)."""
-    return set().union(*(ids_of(payload(js)) for js in (site / "assets" / "data").glob("*.js")))
+    return set().union(*(ids_of(payload(f)) for f in (site / "assets" / "data").glob("*.json")))
 
 
 def explorer_ids(page: Path) -> set[str]:
     """The run ids of the explorer page's own data file, as the page's <script src> names it."""
-    (src,) = set(re.findall(r'src="((?:\.\./)*assets/data/runs\.[0-9a-f]+\.js)"', page.read_text("utf-8")))
+    (src,) = set(re.findall(r'src="((?:\.\./)*assets/data/runs\.[0-9a-f]+\.json)"', page.read_text("utf-8")))
     return ids_of(payload(page.parent / src))
 
 

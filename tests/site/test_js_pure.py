@@ -281,24 +281,31 @@ def test_every_run_of_the_chosen_gpus_loads_their_files_and_filters_as_every_run
                 assert mine.get(value, 0) == n, (state, key, value)
 
 
-# data/payload.js decoding real data files (site_gen.data.dataset.encode / data_file) under node: no
-# <script> is loaded because the payloads are already in window.LLMBENCH_DATA, as a loaded file leaves them.
-PAYLOAD_JOB = """async (m, store) => {
-  globalThis.window = { LLMBENCH_DATA: store };
-  const keys = Object.keys(store);
-  const joined = await m.loadRows(keys.map((k) => k + ".js").join(" "), keys.join(" "));
-  const alone = await m.loadRows(keys[1] + ".js", keys[1]); // the second part, asked for by itself
-  const again = await m.loadRows(keys.map((k) => k + ".js").join(" "), keys.join(" "));
-  return { joined, same: again === joined, reused: alone[0] === joined[2],
-    left: Object.keys(window.LLMBENCH_DATA), keys: joined.map((r) => Object.keys(r).join()) };
+# data/payload.js decoding real data files (site_gen.data.dataset.encode / data_file) under node: fetch()
+# answers each file's JSON text from ``files`` ({name: text}) and counts the fetches.
+PAYLOAD_JOB = """async (m, files) => {
+  const fetched = [];
+  globalThis.fetch = async (url) => {
+    fetched.push(url);
+    if (files[url] === undefined) return { ok: false, status: 404 };
+    return { ok: true, json: async () => JSON.parse(files[url]) };
+  };
+  const names = Object.keys(files), keys = names.map((n) => n.replace(/[.]json$/, ""));
+  const joined = await m.loadRows(names.join(" "), keys.join(" "));
+  const alone = await m.loadRows(names[1], keys[1]); // the second part, asked for by itself
+  const again = await m.loadRows(names.join(" "), keys.join(" "));
+  let missing = null;
+  await m.loadRows("nowhere.json", "nowhere").catch((e) => (missing = e.message));
+  return { joined, same: again === joined, reused: alone[0] === joined[2], fetched, missing,
+    keys: joined.map((r) => Object.keys(r).join()) };
 }"""
 
 
-def test_data_files_decode_to_their_frames_rows_and_are_then_dropped(node: Node) -> None:
+def test_data_files_decode_to_their_frames_rows_and_are_fetched_once(node: Node) -> None:
     """Two parts of a set (``dataset.frame_files``' way: each file its own dictionaries) decode to the
     frame's rows in order, every column and the jitter; asked for again, the set is the same rows, and a
-    part asked for alone is its rows as decoded (one object each); once decoded, the payloads are gone
-    from the store (the rows hold every value)."""
+    part asked for alone is its rows as decoded (one object each): each file is fetched once. A file that
+    is not there is an error naming it."""
     from site_gen.data import dataset
 
     frame = pd.DataFrame(
@@ -309,16 +316,17 @@ def test_data_files_decode_to_their_frames_rows_and_are_then_dropped(node: Node)
             "output_tps": [1.5, None, 3.25, 4.0, 1e6],
         }
     )
-    store = {}
+    files = {}
     for part in (frame.iloc[:2], frame.iloc[2:].reset_index(drop=True)):
         key, text = dataset.data_file("runs", dataset.encode(part))
-        store[key] = json.loads(text.split("]=", 1)[1].rstrip(";\n"))
-    (got,) = node([["data/payload.js", PAYLOAD_JOB, [store]]])
+        files[dataset.data_name(key)] = text
+    (got,) = node([["data/payload.js", PAYLOAD_JOB, [files]]])
     want = json.loads(frame.to_json(orient="records"))
     assert [{k: r[k] for k in frame.columns} for r in got["joined"]] == want
     assert [r["lb_jitter"] for r in got["joined"]] == [(i * 0.6180339887498949) % 1 for i in range(5)]
     assert got["keys"] == [",".join([*frame.columns, "lb_jitter"])] * 5  # every row the same fields, in order
-    assert got["same"] and got["reused"] and got["left"] == []
+    assert got["same"] and got["reused"] and got["fetched"] == [*files, "nowhere.json"]
+    assert got["missing"] == "could not load the page data nowhere.json (HTTP 404)"
 
 
 # A data set for the explorer's summary (issue 29): three cells with runs, one cell without any figure

@@ -55,7 +55,7 @@ def _count(rows: list[dict[str, str]], **want: str) -> int:
 
 def test_no_data_file_or_other_page_holds_an_mlperf_result(real_site: Path, mlperf_ids: set[str]) -> None:
     # every chart and table data file of every page is built from `runs`; none may carry an MLPerf row
-    data_files = sorted((real_site / "site" / "assets" / "data").glob("*.js"))
+    data_files = sorted((real_site / "site" / "assets" / "data").glob("*.json"))
     assert data_files
     pattern = re.compile("|".join(re.escape(f'"{i}"') for i in mlperf_ids))
     for f in data_files:
@@ -73,10 +73,10 @@ def test_no_data_file_or_other_page_holds_an_mlperf_result(real_site: Path, mlpe
 def test_mlperf_data_file_holds_every_mlperf_result_and_nothing_else(
     real_site: Path, csv_rows: list[dict[str, str]]
 ) -> None:
-    files = list((real_site / "site" / "assets" / "mlperf").glob("mlperf.*.js"))
+    files = list((real_site / "site" / "assets" / "mlperf").glob("mlperf.*.json"))
     assert len(files) == 1
     text = files[0].read_text(encoding="utf-8")
-    payload = json.loads(text[text.index("]=") + 2 :].rstrip().rstrip(";"))
+    payload = json.loads(text)
     assert payload["n"] == len(csv_rows)
     col = payload["columns"]
 

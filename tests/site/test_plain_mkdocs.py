@@ -61,9 +61,9 @@ def estimates_in(results: Path) -> int:
 
 def explorer_data(html: str, read: callable) -> dict:
     """The explorer's run table, as shipped to the browser (its one data file)."""
-    (src,) = set(re.findall(r'src="(assets/data/runs\.[0-9a-f]+\.js)"', html))
+    (src,) = set(re.findall(r'src="(assets/data/runs\.[0-9a-f]+\.json)"', html))
     text = read(src)
-    return json.loads(text[text.index("]=") + 2 :].rstrip().rstrip(";"))
+    return json.loads(text)
 
 
 def site_data(site: Path) -> dict:

@@ -199,11 +199,11 @@ def test_legacy_engine_is_built_once_and_reused_by_every_workload(
 
 
 def _explorer_runs(site: Path) -> list[dict[str, Any]]:
-    """The run tables the built site ships to the browser (assets/data/runs.*.js), as dicts of columns."""
+    """The run tables the built site ships to the browser (assets/data/runs.*.json), as dicts of columns."""
     out = []
-    for f in sorted((site / "assets" / "data").glob("runs.*.js")):
+    for f in sorted((site / "assets" / "data").glob("runs.*.json")):
         text = f.read_text(encoding="utf-8")
-        out.append(json.loads(text[text.index("]=") + 2 :].rstrip().rstrip(";")))
+        out.append(json.loads(text))
     return out
 
 

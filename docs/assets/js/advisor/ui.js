@@ -1,12 +1,12 @@
 // advisor/ui.js: the advisor page's form, answer, ranked table and price table, and a link to the Pareto
 // view's per-interactivity tables for the same model and workload.
 // In: the placeholder element (data-src, data-key, data-card, data-planner, data-pareto, data-words,
-// data-lang) and the window. Out: mountAdvisor returns {ready, destroy} (pages/advisor.js). Side effects: loads the data file with a classic
-// <script> (the same on every server), writes the page address with history.replaceState. Every string
+// data-lang) and the window. Out: mountAdvisor returns {ready, destroy} (pages/advisor.js). Side effects: fetches the
+// data file (tasks.js loadJson), writes the page address with history.replaceState. Every string
 // from the data goes through textContent or a URL-encoded attribute, never innerHTML.
 
 import * as logic from "./logic.js";
-import { loadScript } from "../tasks.js";
+import { loadJson } from "../tasks.js";
 import { number, readState, writeState } from "./url.js";
 import { el, fill, say, configLabel } from "./html.js";
 import { readPrices, renderPrices } from "./prices.js";
@@ -14,12 +14,15 @@ import { choicesOf, defaultsOf, query } from "./model.js";
 
 export { configLabel };
 
-/** The advisor's data file (a classic <script> assigning window.LLMBENCH_DATA[key]; tasks.js loads it once). */
-async function loadData(win, src, key) {
-  const store = (win.LLMBENCH_DATA = win.LLMBENCH_DATA || {});
-  if (!store[key]) await loadScript(src, { what: "the advisor's data" });
-  if (!store[key]) throw new Error(`${src} loaded but did not define the data "${key}"`);
-  return store[key];
+// The advisor's data file (JSON: site_gen.pages.advisor.curves_payload), fetched once per URL and kept
+// (tens of KB): the page swapped back in by Material's instant navigation mounts again on the same data.
+const loaded = {}; // src -> Promise of the data
+function loadData(src) {
+  if (!loaded[src]) {
+    loaded[src] = loadJson(src, { what: "the advisor's data" });
+    loaded[src].catch(() => delete loaded[src]); // a failed load is tried again on the next mount
+  }
+  return loaded[src];
 }
 
 const MAX_ROWS = 20; // ranked rows shown at first ("Show all" for the rest): fewer numbers on first sight
@@ -36,7 +39,7 @@ export function mountAdvisor(root, win) {
   const t = (k, v) => say(words, k, v);
   let alive = true;
 
-  const ready = loadData(win, root.dataset.src, root.dataset.key).then((data) => {
+  const ready = loadData(root.dataset.src).then((data) => {
     if (alive) build(data);
   }, (e) => {
     if (!alive) return;

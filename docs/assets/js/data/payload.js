@@ -1,20 +1,12 @@
-// data/payload.js: the engine behind data/source.js today: the build's columnar payload, a classic
-// <script> that assigns window.LLMBENCH_DATA[key] (site_gen/data/dataset.py: {n, columns: {name: values |
-// {dict, codes}}}, in one or several parts), decoded into row objects once per session (the payload then
-// dropped).
-// In: the script's URL and key. Out: Promise of row objects. Side effects: a <script> in <head>.
+// data/payload.js: the engine behind data/source.js today: the build's columnar payload, a JSON file
+// (site_gen/data/dataset.py: {n, columns: {name: values | {dict, codes}}}, in one or several parts),
+// fetched and decoded into row objects once per session (the payload then dropped).
+// In: the file's URL and key. Out: Promise of row objects. Side effects: fetches.
 
-import { loadScript, yieldToMain } from "../tasks.js";
+import { loadJson, yieldToMain } from "../tasks.js";
 
 const decoded = {}; // data key -> Promise of its row objects (decoded once per session)
 const files = {}; // one file's key -> Promise of its rows (its payload dropped once they are made)
-
-/** The payload's classic <script>, unless the key is already there (tasks.js loads each URL once). */
-export function injectScript(src, key, store) {
-  return store()[key] ? Promise.resolve() : loadScript(src, { what: "the page data" });
-}
-
-const store = () => window.LLMBENCH_DATA || {};
 
 /** Every row of the payload ``key`` (from ``src``), decoded once per session, in tasks of their own.
  * A set written in parts (site_gen.data.dataset.frame_files: space-separated paths and keys) is every part's
@@ -22,27 +14,36 @@ const store = () => window.LLMBENCH_DATA || {};
 export function loadRows(src, key) {
   if (!decoded[key]) {
     const keys = key.split(" "), srcs = src.split(" ");
-    // a file decoded before (in another set) is not loaded again: its payload is gone, its rows are here
-    const scripts = keys.map((k, i) => (files[k] ? null : injectScript(srcs[i], k, store)));
-    decoded[key] = Promise.all(scripts).then(async () => {
-      if (keys.length === 1) return fileRows(keys[0], 0);
+    // a file decoded before (in another set) is not fetched again: its rows are here
+    const parts = keys.map((k, i) => fileRows(k, srcs[i]));
+    decoded[key] = (async () => {
+      if (keys.length === 1) return parts[0].then((make) => make(0));
       const rows = [];
-      for (const k of keys) for (const row of await fileRows(k, rows.length)) rows.push(row);
+      for (const part of parts) for (const row of await (await part)(rows.length)) rows.push(row);
       return rows;
-    });
+    })();
     decoded[key].catch(() => delete decoded[key]); // a part that failed to load is tried again next time
   }
   return decoded[key];
 }
 
-// A file's rows, decoded once: the rows hold every value, so the payload's columns are dropped (at a
-// million runs, ~170 MB of the page's memory). A file that is also a part of another set (its content,
-// hence its name, the same) keeps the jitter of its first decoding: still even, still stable.
-function fileRows(k, offset) {
+// A file's rows, fetched once and decoded once: the rows hold every value, so nothing keeps the payload
+// (at a million runs, ~170 MB of the page's memory). The promise gives a function of the rows' offset in
+// their set (the jitter runs on across parts), which decodes on its first call: a file that is also a
+// part of another set (its content, hence its name, the same) keeps the jitter of its first decoding:
+// still even, still stable.
+function fileRows(k, src) {
   if (!files[k]) {
-    files[k] = decode(store()[k], offset).then((rows) => {
-      delete store()[k];
-      return rows;
+    files[k] = loadJson(src, { what: "the page data" }).then((payload) => {
+      let rows = null;
+      return (offset) => {
+        if (!rows) {
+          rows = decode(payload, offset);
+          payload = null;
+          rows.catch(() => delete files[k]);
+        }
+        return rows;
+      };
     });
     files[k].catch(() => delete files[k]);
   }

@@ -1,5 +1,5 @@
 // data/source.js: the one interface between the pages and the run data; the engine is named here only.
-// Today's engine is the build's columnar <script> payload (data/payload.js), filtered in memory
+// Today's engine is the build's columnar JSON payload (data/payload.js), filtered in memory
 // (data/crossfilter.js); another engine (DuckDB-WASM, hyparquet) would sit behind the same calls.
 // In: a placeholder's data-lb-src / data-lb-key. Out: a Source. Side effects: the engine's loading.
 //
@@ -30,7 +30,7 @@ export function openSource(src, key, summary = null) {
 }
 
 /** The run cards, in partitions (data-lb-cards: {src: [...], key: [...]}, site_gen.data.dataset.card_part):
- * run(id) loads only the partition that holds the id (a classic <script>, as the page data). */
+ * run(id) loads only the partition that holds the id (a JSON file, as the page data). */
 export function openCards(parts) {
   return {
     run: async (id) => {
