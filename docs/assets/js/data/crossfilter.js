@@ -82,42 +82,51 @@ export function createIndex(all, dims, limits, weight = null, known = {}) {
 // One pass over the rows: the rows passing every filter, and the count per option of each dimension
 // under the other dimensions' filters (a row failing no filter counts for every dimension, a row
 // failing exactly one counts for that one only). A latency limit hides a run from every count.
+// The loop reads only arrays by position (no destructuring or keyed lookups per row): it runs over every
+// loaded run on each filter change, a million at scale.
 function filterAndCount(all, dims, limits, { values, index, codes, figures, weights }, state) {
-  const active = [];
-  for (const d of dims) {
+  const onDim = [], onOk = [], onCodes = []; // the dimensions with a choice: position, allowed codes, codes
+  dims.forEach((d, k) => {
     const chosen = state[d.key] || [];
-    if (!chosen.length) continue;
+    if (!chosen.length) return;
     const ok = new Uint8Array(values[d.key].length);
     const pos = index[d.key];
     for (const v of chosen) if (pos.has(String(v))) ok[pos.get(String(v))] = 1;
-    active.push([d.key, ok, codes[d.key]]);
-  }
-  const bounds = [];
+    onDim.push(k);
+    onOk.push(ok);
+    onCodes.push(codes[d.key]);
+  });
+  const limFig = [], limValue = [], limMax = [];
   for (const l of limits) {
     const v = limitValue((state[l.key] || [])[0]);
-    if (v !== null) bounds.push([figures[l.key], v, l.bound === "max"]);
+    if (v === null) continue;
+    limFig.push(figures[l.key]);
+    limValue.push(v);
+    limMax.push(l.bound === "max");
   }
-  const counts = {};
-  for (const d of dims) counts[d.key] = new Int32Array(values[d.key].length);
-  const keys = dims.map((d) => d.key);
+  const dimCodes = dims.map((d) => codes[d.key]);
+  const dimCounts = dims.map((d) => new Int32Array(values[d.key].length));
+  const nOn = onDim.length, nLim = limFig.length, nDims = dims.length;
   const rows = [];
   let missing = 0; // runs the dimensions keep but a limit hides for want of its figure
   for (let i = 0; i < all.length; i++) {
-    let failed = null, fails = 0;
-    for (const [key, ok, c] of active) {
-      if (c[i] < 0 || !ok[c[i]]) {
-        failed = key;
+    let failed = -1, fails = 0;
+    for (let a = 0; a < nOn; a++) {
+      const c = onCodes[a][i];
+      if (c < 0 || !onOk[a][c]) {
+        failed = onDim[a];
         if (++fails > 1) break;
       }
     }
+    if (fails > 1) continue; // counted nowhere, and not among the missing (the dimensions drop it)
     let out = 0; // 0: within every limit, 1: outside one, 2: lacks a figure
-    for (const [fig, v, max] of bounds) {
-      const x = fig[i];
+    for (let b = 0; b < nLim; b++) {
+      const x = limFig[b][i];
       if (x !== x) {
         out = 2;
         break;
       }
-      if (max ? x > v : x < v) out = 1;
+      if (limMax[b] ? x > limValue[b] : x < limValue[b]) out = 1;
     }
     if (out) {
       if (out === 2 && fails === 0) missing++;
@@ -126,10 +135,16 @@ function filterAndCount(all, dims, limits, { values, index, codes, figures, weig
     const w = weights ? weights[i] : 1;
     if (fails === 0) {
       rows.push(all[i]);
-      for (const key of keys) if (codes[key][i] >= 0) counts[key][codes[key][i]] += w;
-    } else if (fails === 1 && codes[failed][i] >= 0) {
-      counts[failed][codes[failed][i]] += w;
+      for (let k = 0; k < nDims; k++) {
+        const c = dimCodes[k][i];
+        if (c >= 0) dimCounts[k][c] += w;
+      }
+    } else {
+      const c = dimCodes[failed][i];
+      if (c >= 0) dimCounts[failed][c] += w;
     }
   }
-  return { rows, counts, missing, limited: bounds.length > 0 };
+  const counts = {};
+  dims.forEach((d, k) => (counts[d.key] = dimCounts[k]));
+  return { rows, counts, missing, limited: nLim > 0 };
 }
