@@ -556,3 +556,21 @@ def test_number_formats_in_english_and_korean(node: Node) -> None:
     # Korean groups digits as English does; the formatters follow <html lang> / the catalogue's language
     assert node(jobs[:1], lang="ko") == ["1,234.6"]
     assert node([["format.js", "cell", [1234.56, True]]], lang="de") == ["1.234,6"]
+
+
+def test_the_advisor_names_each_engine_once_as_the_ingest_labels_its_releases(node: Node) -> None:
+    """The advisor's engine column and configuration label (advisor/html.js) from the release label the
+    ingest stores (``dimensions.release_label``): a TensorRT-LLM release is a bare number, so the engine is
+    named before it; any other engine's label names it already (it read "transformers transformers
+    5.17.0")."""
+    cases = [("tensorrt-llm", "1.2"), ("tensorrt-llm", "0.21.0"), ("transformers", "5.17.0"),
+             ("vllm", "0.24.0"), ("sglang", "0.5.14")]  # fmt: skip
+    configs = [{"engine": e, "version": dimensions.release_label(v, e)} for e, v in cases]
+    rest = "gpu: 'G', n_gpus: 1, tp: 1, pp: 1, precision: 'FP8', publisher: 'P'"
+    job = f"(m, cs) => cs.map((c) => [m.engineRelease(c), m.configLabel({{ ...c, {rest} }})])"
+    got = node([["advisor/html.js", job, [configs]]])[0]
+    assert [g[0] for g in got] == [
+        "tensorrt-llm 1.2.0", "tensorrt-llm 0.21.0", "transformers 5.17.0", "vLLM 0.24.0", "SGLang 0.5.14"
+    ]  # fmt: skip
+    for (engine, _), (release, label) in zip(cases, got, strict=True):
+        assert release.lower().count(engine) == 1 and f" · {release} · P" in label

@@ -23,8 +23,15 @@ export function say(words, key, values) {
   return t;
 }
 
+/** The engine and its release, each named once: the ingest's release label (site_gen.data.dimensions
+ * .release_label) already names any engine but TensorRT-LLM ("transformers 5.17.0", "vLLM 0.24.0"), whose
+ * releases are bare numbers ("1.2.0"). */
+export function engineRelease(c) {
+  return c.engine === "tensorrt-llm" ? `${c.engine} ${c.version}` : String(c.version);
+}
+
 export function configLabel(c) {
-  return `${c.gpu} ×${c.n_gpus} · TP${c.tp}/PP${c.pp}/EP${c.ep || 1} · ${c.precision} · ${c.engine} ${c.version}` +
+  return `${c.gpu} ×${c.n_gpus} · TP${c.tp}/PP${c.pp}/EP${c.ep || 1} · ${c.precision} · ${engineRelease(c)}` +
     ` · ${c.publisher}`;
 }
 

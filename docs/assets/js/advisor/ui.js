@@ -8,7 +8,7 @@
 import * as logic from "./logic.js";
 import { loadJson } from "../tasks.js";
 import { number, readState, writeState } from "./url.js";
-import { el, fill, say, configLabel } from "./html.js";
+import { el, fill, say, configLabel, engineRelease } from "./html.js";
 import { readPrices, renderPrices } from "./prices.js";
 import { choicesOf, defaultsOf, query } from "./model.js";
 
@@ -199,7 +199,7 @@ export function mountAdvisor(root, win) {
         return el(doc, "tr", { "data-basis": d.basis }, [
           el(doc, "td", { text: String(i + 1) }), el(doc, "td", { text: c.gpu }), el(doc, "td", { class: "lb-num", text: String(c.n_gpus) }),
           el(doc, "td", { text: `${c.tp}/${c.pp}/${c.ep || 1}` }), el(doc, "td", { text: c.precision }),
-          el(doc, "td", { text: c.engine + " " + c.version }),
+          el(doc, "td", { text: engineRelease(c) }),
           el(doc, "td", { class: "lb-num", text: String(p.concurrency) }),
           el(doc, "td", { class: "lb-num", text: String(d.instances) }), el(doc, "td", { class: "lb-num", text: String(d.gpus) }),
           el(doc, "td", { class: "lb-num", text: usd.format(d.usd_hour) }), el(doc, "td", { class: "lb-num lb-advisor-cost", text: usd.format(d.usd_per_m) }),
