@@ -353,3 +353,40 @@ def test_a_phone_never_scrolls_sideways(browser: object, real_url: str, path: st
     )
     assert title.evaluate("e => e.clientWidth") >= min(needed, 60)
     watched.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "body", "why"),
+    [
+        ("en", None, "HTTP 404"),
+        ("ko", '{"n": 3, "columns": {"run_id": ["a', "not JSON: a file cut short or not a data file"),
+    ],
+)
+def test_the_explorer_says_so_when_its_runs_cannot_be_loaded(
+    real_url: str, browser: object, lang: str, body: str | None, why: str
+) -> None:
+    """The explorer's data file missing (a 404) or cut short: the count line says the runs could not be
+    loaded, naming the file and why, in the page's language, and each chart's "Loading chart…" line says
+    it cannot be drawn, instead of loading for ever."""
+    from site_gen import i18n
+
+    ui = i18n.load(lang).section("ui")
+    w = Watched(browser)
+    try:
+        asked: list[str] = []
+
+        def fault(route: object) -> None:
+            asked.append(route.request.url)
+            route.fulfill(status=404) if body is None else route.fulfill(status=200, body=body)
+
+        w.page.route("**/assets/data/runs.*.json", fault)
+        w.page.goto(f"{real_url}/{'' if lang == 'en' else lang + '/'}explorer.html")
+        w.page.wait_for_function("document.querySelector('.lb-count').textContent.length > 0")
+        (src,) = asked
+        error = f"could not load the page data {src} ({why})"
+        assert w.page.text_content(".lb-count") == ui["dataFailed"].replace("{error}", error)
+        statuses = w.page.eval_on_selector_all(".lb-chart > .lb-status", "ns => ns.map((n) => n.textContent)")
+        assert statuses and statuses == [ui["chartError"] + error] * len(statuses)
+        assert error in w.errors[-1]
+    finally:
+        w.close()

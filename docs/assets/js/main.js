@@ -100,7 +100,7 @@ async function boot() {
       const load = () => scope.ready.then(() => import("./pages/frontier.js"));
       return mountLater(load, (m) => m.mountFrontier(host, scope));
     }),
-    // the advisor (its page only): its data is a classic script of its own, loaded by the module
+    // the advisor (its page only): its data is a JSON file of its own, fetched by the module
     ...[document.getElementById("llmbench-advisor")].filter(Boolean).map((root) =>
       mountLater(() => import("./pages/advisor.js"), (m) => m.mountAdvisorPage(root))
     ),

@@ -31,6 +31,7 @@ export const UI = {
   everyRunLoading: say("everyRunLoading"),
   runsOfLoading: (values) => say("runsOfLoading", { values }),
   runsFailed: (error) => say("runsFailed", { error }),
+  dataFailed: (error) => say("dataFailed", { error }),
   notCounted: say("notCounted"),
   notCountedHelp: say("notCountedHelp"),
   countHeld: (n) => say("countHeld", { n }),

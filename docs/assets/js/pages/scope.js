@@ -291,6 +291,6 @@ export function mountScope(root, ownsUrl, hooks) {
       if (bar) bar.destroy();
     },
   };
-  controller.ready = start();
+  controller.ready = start().catch(summary.unavailable); // the page's runs failed: said, and rethrown
   return controller;
 }

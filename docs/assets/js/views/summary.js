@@ -2,8 +2,9 @@
 // In: draw({shown, total, estimates, held, missing, limited}): runs, the estimates shown beside them and
 // the low-confidence estimates held back (calc/estimates.js); cells(shown, runs, onEvery): the line of the
 // explorer's first view at scale, with its "Show every run" button; loading(values): while runs load;
-// failed(error): runs that could not be loaded.
-// Out: none. Side effects: the scope's .lb-count, .lb-limit-note.
+// failed(error): runs that could not be loaded; unavailable(error): the page's own runs could not be (its
+// charts' "Loading chart…" lines say so too; rethrows).
+// Out: none. Side effects: the scope's .lb-count, .lb-limit-note, its charts' status lines.
 
 import { el } from "../dom.js";
 import { UI } from "../messages.js";
@@ -36,6 +37,17 @@ export function mountSummary(root) {
     failed(error) {
       if (count) count.textContent = UI.runsFailed(error.message);
       console.error(error);
+    },
+    /** The page's first data could not be loaded: said in the count line and in each chart's place (the
+     * "Loading chart…" line would stay for ever); rethrown, so the scope's ready says it failed. */
+    unavailable(error) {
+      if (count) count.textContent = UI.dataFailed(error.message);
+      for (const status of root.querySelectorAll(".lb-chart > .lb-status")) {
+        status.classList.add("lb-error");
+        status.textContent = UI.chartError + error.message;
+      }
+      console.error(error);
+      throw error;
     },
     /** While runs load (the scope busy until its owner says otherwise): every run ([]), or every run of
      * these values (the GPUs of a filter); null: nothing to say. */
