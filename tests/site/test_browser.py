@@ -390,3 +390,28 @@ def test_the_explorer_says_so_when_its_runs_cannot_be_loaded(
         assert error in w.errors[-1]
     finally:
         w.close()
+
+
+def test_compare_says_so_when_its_runs_cannot_be_loaded(real_url: str, browser: object) -> None:
+    """Compare's data file missing (a 404): its chart's place names the file and why, instead of
+    "Loading chart…" for ever."""
+    from site_gen import i18n
+
+    ui = i18n.load("en").section("ui")
+    w = Watched(browser)
+    try:
+        asked: list[str] = []
+
+        def fault(route: object) -> None:
+            asked.append(route.request.url)
+            route.fulfill(status=404)
+
+        w.page.route("**/assets/data/*.json", fault)
+        w.page.goto(f"{real_url}/compare.html")
+        w.page.wait_for_selector(".lb-compare .lb-chart .lb-error")
+        (src,) = asked
+        want = ui["chartError"] + f"could not load the page data {src} (HTTP 404)"
+        assert w.page.text_content(".lb-compare .lb-chart .lb-error") == want
+        assert not w.page.locator(".lb-compare .lb-chart .lb-status:not(.lb-error)").count()
+    finally:
+        w.close()

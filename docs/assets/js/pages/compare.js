@@ -10,7 +10,8 @@
 // In: the placeholder (data-lb-config from site_gen/pages/compare.py), the page's charts. Out: {ready, destroy}.
 // Side effects: the placeholder's elements; the URL (replaced, through state/url.js).
 
-import { cardHref, el, json } from "../dom.js";
+import { cardHref, el, json, showError } from "../dom.js";
+import { UI } from "../messages.js";
 import * as url from "../state/url.js";
 import { fixedMatcher, openSource, valueCodes } from "../data/source.js";
 import * as calc from "../calc/compare.js";
@@ -261,5 +262,10 @@ export function mountCompare(root, charts) {
     chart.el.style.minHeight = "";
   }
 
-  return { ready: start(), destroy() {} };
+  // the runs could not be loaded: said in the chart's place (its "Loading chart…" would stay for ever)
+  const failed = (e) => {
+    showError(root.querySelector(".lb-chart"), UI.chartError, e);
+    throw e;
+  };
+  return { ready: start().catch(failed), destroy() {} };
 }
