@@ -52,10 +52,11 @@ export async function loadJson(src, { what = "" } = {}) {
 }
 
 /** One classic <script> per URL, for the whole session: the one way the page script runs a classic script
- * (Vega, the planner's data). Calls for the same URL
- * share one <script> and one promise; a failed load is forgotten, so a later call tries again.
+ * (Vega, the planner's data). Calls for the same URL share one <script> and one promise; a failed load is
+ * forgotten, so a later call tries again.
  * ordered: run in insertion order among ordered scripts (async = false; still downloaded in parallel).
- * what: what the script is, for the error ("could not load the page data https://...: ..."). */
+ * what: what the script is, for the error ("could not load vendor/vega.min.js https://... (a network
+ * error or a missing file)"). */
 export function loadScript(src, { ordered = false, what = "" } = {}) {
   const href = new URL(src, document.baseURI).href;
   if (!scripts[href]) {
