@@ -74,7 +74,7 @@ def test_card_partitions_hold_each_run_once_and_stay_small(tmp_path: Path) -> No
     held = {}
     for i, f in enumerate(files):
         text = f.text()
-        payload = json.loads(text[text.index("=", text.index("]")) + 1 : text.rindex(";")])
+        payload = json.loads(text)
         col = payload["columns"]["run_id"]
         for code in col["codes"]:
             held.setdefault(col["dict"][code], []).append(i)
@@ -97,7 +97,7 @@ def test_a_card_loads_only_its_partition(real_site: Path, real_url: str, watched
     ids = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
     con.close()
     html = (real_site / "site" / "runs.html").read_text(encoding="utf-8")
-    files = sorted((real_site / "site" / "assets" / "data").glob("cards-*.js"))
+    files = sorted((real_site / "site" / "assets" / "data").glob("cards-*.json"))
     parts = dataset.card_parts(len(ids))
     assert len(files) == parts >= 2 and "cards-0." in html
     first = ids[0]
