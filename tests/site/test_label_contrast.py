@@ -4,7 +4,7 @@ and the dark Material palette. Canvas text is out of axe's reach, so the specs a
 
 Authorities: the backgrounds come from the installed Material theme's own CSS (light ``#fff``; slate
 ``hsla(var(--md-hue), 15%, 14%, 1)`` with its ``--md-hue``); a text mark without a colour of its own takes
-the page script's theme colour (``themeConfig``: ``fg``, or ``muted`` for the ``lb-note`` style); the
+the charts' theme colour (``site_gen.charts.theme``: ``fg``, or ``muted`` for the ``lb-note`` style); the
 contrast ratio is WCAG's formula (relative luminance of sRGB)."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from bench.contract import registry
 from site_gen.charts import specs as charts
 from site_gen.charts import views
 from site_gen.charts.specs import ChartContext
+from site_gen.charts.theme import SCHEMES, vega_config
 from site_gen.charts.vega_compile import compile_spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,14 +52,12 @@ def backgrounds() -> dict[str, str]:
 
 
 def theme_text() -> dict[str, dict[str, str]]:
-    """The page script's text colours per theme: style -> colour (``themeConfig`` in docs/assets/js)."""
-    source = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs/assets/js").rglob("*.js"))
-    out: dict[str, dict[str, str]] = {"light": {}, "dark": {}}
-    for name, style in (("fg", "text"), ("muted", "lb-note")):
-        m = re.search(rf'const {name} = dark \? "(#[0-9a-f]{{6}})" : "(#[0-9a-f]{{6}})"', source)
-        assert m, f"themeConfig's {name} colour not found in docs/assets/js"
-        out["dark"][style], out["light"][style] = m.group(1), m.group(2)
-    return out
+    """The charts' text colours per theme: style -> colour (``site_gen.charts.theme``'s Vega config, which
+    the page script's ``themeConfig`` and the build's pictures of the charts both use)."""
+    return {
+        scheme: {style: vega_config(scheme)["style"][style]["fill"] for style in ("text", "lb-note")}
+        for scheme in SCHEMES
+    }
 
 
 def luminance(colour: str) -> float:

@@ -1,0 +1,53 @@
+"""Material's light and dark schemes as Vega config: one source for the page script (``themeConfig`` in
+docs/assets/js/theme.js reads ``window.LLMBENCH_THEME``, written beside the page script's catalogue) and
+for the pictures the build draws of a chart (``site_gen.charts.snapshot``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+SCHEMES = ("light", "dark")  # Material's "default" and "slate"
+# Text, a note in the plot (7.7:1 on slate, 6.0:1 on white) and grid lines; the backgrounds are
+# Material's (tests/site/test_label_contrast.py checks the text against them).
+COLOURS = {
+    "light": {"fg": "#202124", "muted": "#5f6368", "line": "#dadce0"},
+    "dark": {"fg": "#d5d8e2", "muted": "#aeb3c2", "line": "#4a4f5c"},
+}
+
+
+def vega_config(scheme: str) -> dict[str, Any]:
+    """The Vega config of a scheme (the specs are Vega: Vega-Lite's view and font settings are the styles
+    its compiler gives the plot's frame, guides and text marks)."""
+    c = COLOURS[scheme]
+    fg, line = c["fg"], c["line"]
+    return {
+        "background": "transparent",
+        "axis": {
+            "labelColor": fg,
+            "titleColor": fg,
+            "gridColor": line,
+            "domainColor": line,
+            "tickColor": line,
+        },
+        "legend": {"labelColor": fg, "titleColor": fg},
+        "title": {"color": fg},
+        "style": {
+            "cell": {"stroke": line},
+            "guide-label": {"font": FONT},
+            "guide-title": {"font": FONT},
+            "group-title": {"font": FONT, "fill": fg},
+            "group-subtitle": {"font": FONT},
+            # text marks without a colour of their own (site_gen.charts.vega_compile._theme_text)
+            "text": {"font": FONT, "fill": fg},
+            "lb-note": {"fill": c["muted"], "fontStyle": "italic"},
+        },
+    }
+
+
+def script() -> str:
+    """``window.LLMBENCH_THEME = {font, light, dark}`` for the page script."""
+    import json
+
+    data = {"font": FONT, **{s: vega_config(s) for s in SCHEMES}}
+    return f"window.LLMBENCH_THEME={json.dumps(data, separators=(',', ':'), sort_keys=True)};\n"
