@@ -87,7 +87,7 @@ def _view_page(view: views.View, cat: Catalogue) -> str:
             *_held_fixed(view, cat),
             text(cat.t("pages.view_intro")),
             "",
-            f"<!-- view: {view.name} -->",
+            f"<!-- view: {view.name} picture=yes -->",  # its chart opens a phone's first screen
             "",
         ]
     )

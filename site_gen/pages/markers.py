@@ -68,8 +68,11 @@ MARKER = re.compile(
     r"<!--\s*(chart|view|explorer|figures|runcard|compare|stat|regressions|advisor|estimate-accuracy|memory-check)\b:?(.*?)-->",
     re.DOTALL,
 )
-OPTIONS = ("height", "title")
+# height=PX, title="caption"; picture=yes: the marker's first chart opens a phone's first screen, drawn
+# there as the build's picture of it until touched (site_gen.charts.snapshot)
+OPTIONS = ("height", "title", "picture")
 DATA_DIR = "assets/data"
+PICTURE_DIR = "assets/pictures"  # the first charts' pictures for a phone (site_gen.charts.snapshot)
 RUN_PAGE = "runs.html"  # docs/runs.md: the run card of any run, by its id after the '#'
 
 
@@ -103,6 +106,8 @@ def parse(kind: str, text: str) -> Marker:
         if not eq:
             raise MarkerError(f"{kind} marker: expected key=value, got {word!r}")
         if key in OPTIONS:
+            if key == "picture" and value != "yes":
+                raise MarkerError(f"{kind} marker: picture= takes yes, got {value!r}")
             options[key] = value
             continue
         try:
@@ -120,6 +125,14 @@ def estimates_after(runs: pd.DataFrame, estimates: pd.DataFrame) -> pd.DataFrame
     if estimates.empty:
         return runs
     return pd.concat([runs, estimates], ignore_index=True)
+
+
+def _union(df: pd.DataFrame, wanted: list[Filters]) -> pd.Series:
+    """The rows any of ``wanted`` keeps."""
+    keep = mask(df, wanted[0])
+    for f in wanted[1:]:
+        keep |= mask(df, f)
+    return keep
 
 
 def by_column(filters: Filters) -> str:
@@ -142,6 +155,8 @@ class Site:
     site_url: str = ""  # mkdocs.yml site_url: the base of a run's permalink in its "cite this"
     templates: Any = None
     files: dict[str, dataset.DataFile] = field(default_factory=dict)  # name -> data file, written after build
+    # name -> PNG of a marker's first chart (picture=yes), written after the build
+    pictures: dict[str, bytes] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
     spool: dataset.Spool | None = None  # where the data files wait for the end of the build (``keep``)
     lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles
@@ -257,6 +272,7 @@ class Page:
         where its run-card and explorer pages are (data files are shared at the site's root)."""
         self.site, self.url, self.root = site, url, root
         self.needed: list[Filters] = []
+        self._wanted: list[Filters] = []  # the filters of the markers that share the page's data file
         self._with_estimates = False
         self.errors: list[str] = []
         self._src = self._key = ""
@@ -294,6 +310,7 @@ class Page:
         # from the page's data; the explorer draws runs, one each, and compare pairs estimates only with
         # estimates, beside the measured pairs (calc/compare.js: usable() leaves them out of those).
         self._with_estimates = all(mk.kind in ("explorer", "compare") for mk in needing)
+        self._wanted = wanted
         self._key = self._data_key(wanted)
         self._src = self._srcs(self._key)
 
@@ -301,27 +318,28 @@ class Page:
         """The data file of the runs any of ``wanted`` keeps (and their estimates, on a page that takes
         them): its key, or its parts' keys space-separated (data/source.js). Pages asking for the same runs
         (every view page wants all of them) share one file, encoded once."""
-        runs = self.site.runs
-        est = self.site.estimates if self._with_estimates else None
-        with_est = est is not None and not est.empty
+        est = self._page_estimates()
         cache_key = json.dumps(sorted({json.dumps(f, sort_keys=True) for f in wanted})) + (
-            "+est" if with_est else ""
+            "+est" if est is not None else ""
         )
         if cache_key not in self.site.keys:
-            union = mask(runs, wanted[0])
-            for f in wanted[1:]:
-                union |= mask(runs, f)
-            frame = runs[union]
-            if with_est:
-                assert est is not None
-                keep = mask(est, wanted[0])
-                for f in wanted[1:]:
-                    keep |= mask(est, f)
-                frame = estimates_after(frame, est[keep])
             # in parts above dataset.ROWS_PER_PART rows: keys and paths space-separated (data/source.js)
-            files = dataset.frame_files("runs", frame.reset_index(drop=True))
+            files = dataset.frame_files("runs", self._page_frame(wanted, est))
             self.site.keys[cache_key] = " ".join(self.site.keep(f) for f in files)
         return self.site.keys[cache_key]
+
+    def _page_estimates(self) -> pd.DataFrame | None:
+        """The estimates, where this page's data file takes them (``_prepare_data``) and there are any."""
+        est = self.site.estimates if self._with_estimates else None
+        return est if est is not None and not est.empty else None
+
+    def _page_frame(self, wanted: list[Filters], est: pd.DataFrame | None) -> pd.DataFrame:
+        """The rows of the page's data file, in its order: the runs any of ``wanted`` keeps, then their
+        estimates (``est``: the estimates, on a page that takes them)."""
+        frame = self.site.runs[_union(self.site.runs, wanted)]
+        if est is not None:
+            frame = estimates_after(frame, est[_union(est, wanted)])
+        return frame.reset_index(drop=True)
 
     def _srcs(self, keys: str) -> str:
         """The paths of a data file's parts (``_data_key``), space-separated, relative to the page."""
@@ -342,7 +360,11 @@ class Page:
     def _subset(self, filters: Filters) -> pd.DataFrame:
         return self.site.runs[mask(self.site.runs, filters)]
 
-    def _charts(self, name: str, mk: Marker, caption: str | None = None) -> list[dict[str, Any]]:
+    def _charts(
+        self, name: str, mk: Marker, caption: str | None = None, first: pd.DataFrame | None = None
+    ) -> list[dict[str, Any]]:
+        """The view's chart placeholders; ``first``: the rows of the marker's first view, whose first chart
+        then gets its pictures for a phone (``_picture``) where the marker asks for them (picture=yes)."""
         from site_gen.charts import views
 
         view = views.get(name)
@@ -358,9 +380,54 @@ class Page:
                 "card": self.card,
                 "caption": caption if i == 0 else None,
                 "reserve": reserved_height(spec),
+                "picture": self._picture(name, spec, first) if i == 0 and first is not None else None,
             }
             for i, spec in enumerate(_specs(name, height, self.site.ctx, self.site.lang))
         ]
+
+    def _picture(self, name: str, spec: str, rows: pd.DataFrame) -> dict[str, Any] | None:
+        """The chart drawn at build time for a phone's first screen (``site_gen.charts.snapshot``), kept
+        until the build writes it: {light, dark (paths from the page), width, height, media (the screens
+        that show it)}; None where the
+        picture would not be the page script's chart."""
+        from site_gen.charts import snapshot
+
+        pic = snapshot.picture(f"{name}-{self.site.lang}", spec, rows, self.site.cat)
+        if pic is None:
+            return None
+        self.site.pictures.update(pic.files)
+        paths = {s: self._rel(f"{PICTURE_DIR}/{pic.name(s)}") for s in ("light", "dark")}
+        return {**paths, "width": pic.width, "height": pic.height, "media": snapshot.PHONE}
+
+    def _first_view(self, filters: Filters, file: pd.DataFrame | None = None) -> pd.DataFrame | None:
+        """The rows the page script draws first, for the build's picture of its first chart: those of a
+        data file (``file``: its rows in order; the page's own data file when None) that ``filters`` keep,
+        each with its sideways offset from its place in the file (``snapshot.with_jitter``). None above
+        ``snapshot.MAX_ROWS``, before any copy (no picture then)."""
+        import numpy as np
+        import pandas as pd
+
+        from site_gen.charts import snapshot
+
+        if file is not None:
+            keep = mask(file, filters).to_numpy()
+            if keep.sum() > snapshot.MAX_ROWS:
+                return None
+            return snapshot.with_jitter(file[keep], np.flatnonzero(keep))
+        # the page's data file without making it: the runs any marker keeps, then their estimates
+        parts, before = [], 0
+        for frame in (self.site.runs, self._page_estimates()):
+            if frame is None:
+                continue
+            union = _union(frame, self._wanted).to_numpy()
+            keep = union & mask(frame, filters).to_numpy()
+            if keep.sum() > snapshot.MAX_ROWS:
+                return None
+            place = before + np.cumsum(union) - 1  # each row's place in the file
+            parts.append(snapshot.with_jitter(frame[keep], place[keep]))
+            before += int(union.sum())
+        rows = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        return None if len(rows) > snapshot.MAX_ROWS else rows
 
     def _empty(self, mk: Marker, sub: pd.DataFrame, what: str = "") -> str | None:
         """The "no data" box when the marker's runs (``sub``) are none, else None."""
@@ -404,7 +471,9 @@ class Page:
         if box := self._empty(mk, self._subset(mk.filters), title):
             return box
         caption = mk.options.get("title")
-        return "".join(self.site.render("_chart.html.j2", c=c) for c in self._charts(view.name, mk, caption))
+        first = self._first_view(mk.filters) if mk.options.get("picture") else None
+        charts = self._charts(view.name, mk, caption, first)
+        return "".join(self.site.render("_chart.html.j2", c=c) for c in charts)
 
     def _render_view(self, mk: Marker) -> str:
         from site_gen.charts import views
@@ -414,13 +483,21 @@ class Page:
         if box := self._empty(mk, sub, self.site.cat.messages.get(f"views.{view.name}.title", view.title)):
             return box
         defaults = view.defaults(sub)
+        summary = self._slice(mk, sub, defaults)
+        # the first view: the opening selection's own file at scale (``_slice``), else the page's data
+        opening = {**mk.filters, **defaults}
+        first = (
+            self._first_view(opening, sub[mask(sub, defaults)] if summary else None)
+            if mk.options.get("picture")
+            else None
+        )
         return self._scope(
             "view.html.j2",
             mk,
             [replace(dimension(k), multi=k not in view.single) for k in view.filters],
             defaults,
-            summary=self._slice(mk, sub, defaults),
-            charts=self._charts(view.name, mk, mk.options.get("title")),
+            summary=summary,
+            charts=self._charts(view.name, mk, mk.options.get("title"), first),
             after=markupsafe.Markup(view.after(self.site.cat)) if view.after else "",
         )
 
@@ -442,6 +519,10 @@ class Page:
                 shown = estimates_after(sub, mine)
                 defaults = {"kind": sorted(set(sub["source_kind"].astype(str)))}
                 est_low = "est_confidence" in mine and bool((mine["est_confidence"] != "validated").any())
+        summary = self._summary(mk, sub, defaults, shown)
+        # the first view: the best run of each cell at scale (the summary's file), else the page's data
+        file = self.site.shared["summary"][3] if summary else None
+        first = self._first_view(defaults, file) if mk.options.get("picture") else None
         return self._scope(
             "explorer.html.j2",
             mk,
@@ -453,9 +534,9 @@ class Page:
             est_low=est_low,
             table=json.dumps(table_columns(self.site.runs.columns, self.site.cat)),
             presets=[] if mk.filters else presets(sub, self.site.cat),
-            summary=self._summary(mk, sub, defaults, shown),
+            summary=summary,
             charts=[
-                *self._charts("runs-by-gpu", mk, self.site.cat.t("widgets.explorer_gpu_caption")),
+                *self._charts("runs-by-gpu", mk, self.site.cat.t("widgets.explorer_gpu_caption"), first),
                 *self._charts("runs-by-tp", mk, self.site.cat.t("widgets.explorer_tp_caption")),
             ],
         )
@@ -473,7 +554,7 @@ class Page:
             return ""
         if "summary" not in self.site.shared:
             self.site.shared["summary"] = self._summary_files(sub, defaults)
-        key, cells, more = self.site.shared["summary"]
+        key, cells, more, _ = self.site.shared["summary"]
         file = lambda k: {"src": self._rel(f"{DATA_DIR}/{dataset.data_name(k)}"), "key": k}  # noqa: E731
         return json.dumps(
             {
@@ -502,10 +583,10 @@ class Page:
 
     def _summary_files(
         self, sub: pd.DataFrame, defaults: Filters
-    ) -> tuple[str, int, dict[str, tuple[str, dict[str, str]]]]:
-        """The summary's data files, kept (``keep``): its key, its number of cells, and for each other
+    ) -> tuple[str, int, dict[str, tuple[str, dict[str, str]]], pd.DataFrame]:
+        """The summary's data files, kept (``keep``): its key, its number of cells, for each other
         dimension of two values or more that has no default (the source kind's default leaves estimates
-        out: the summary has none) the keys of its counts and of each value's best runs."""
+        out: the summary has none) the keys of its counts and of each value's best runs; and its rows."""
         best = dataset.best_per_cell(sub)
         key = self.site.keep(dataset.frame_file("summary", best))
         more: dict[str, tuple[str, dict[str, str]]] = {}
@@ -520,7 +601,7 @@ class Page:
                     for v, part in parts.items()
                 },
             )
-        return key, len(best), more
+        return key, len(best), more, best
 
     def _slice(self, mk: Marker, sub: pd.DataFrame, defaults: Filters) -> str:
         """A view's first view at scale: every run of its opening selection (``defaults``), as the

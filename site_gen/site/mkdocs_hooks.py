@@ -315,6 +315,7 @@ def on_files(files: Any, config: Any) -> Any:
     from mkdocs.structure.files import File, file_sort_key
 
     from site_gen import i18n
+    from site_gen.charts import theme
 
     if _generated is None:
         return files
@@ -336,8 +337,9 @@ def on_files(files: Any, config: Any) -> Any:
         f.alternates, f.locale, f.localization = alternates, language(config), None
         f.locale_alternate_of, f.norm_src_uri = language(config), src
         new.append(f)
+    # the page script's catalogue, and the charts' theme (one source with the build's pictures of them)
     script = f"{i18n.JS_DIR}/{language(config)}.js"
-    new.append(File.generated(config, script, content=i18n.load(language(config)).js()))
+    new.append(File.generated(config, script, content=i18n.load(language(config)).js() + theme.script()))
     docs = sorted([f for f in kept if f.src_dir == docs_dir or f.generated_by] + new, key=file_sort_key)
     ordered = docs + [f for f in kept if f.src_dir != docs_dir and not f.generated_by]
     # The same Files object, refilled: the i18n plugin's subclass finds a nav entry's .ko.md twin
@@ -396,7 +398,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
 
 def on_post_build(config: Any) -> None:
     from site_gen.pages import mlperf_pages
-    from site_gen.pages.markers import DATA_DIR
+    from site_gen.pages.markers import DATA_DIR, PICTURE_DIR
 
     if _site is None:
         return
@@ -404,6 +406,10 @@ def on_post_build(config: Any) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for name, data in _site.files.items():
         data.write(target / name)
+    if _site.pictures:
+        (pictures := Path(config["site_dir"]) / PICTURE_DIR).mkdir(parents=True, exist_ok=True)
+        for name, png in _site.pictures.items():
+            (pictures / name).write_bytes(png)
     if _mlperf is not None and _mlperf.files:
         (mlperf := Path(config["site_dir"]) / mlperf_pages.DATA_DIR).mkdir(parents=True, exist_ok=True)
         for name, text in _mlperf.files.items():

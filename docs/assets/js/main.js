@@ -68,10 +68,12 @@ async function boot() {
   url.syncLanguageLinks();
   const chartNodes = [...document.querySelectorAll(".lb-chart")];
   // The run card draws no chart; every other placeholder needs Vega. Vega runs when the first chart is
-  // drawn, which on a phone may be after a scroll: until then it is only fetched, at low priority, so
-  // that it is at hand. A chart on the first screen needs it now: fetched at once, beside the page's data.
+  // drawn, which on a phone may be after a scroll or a touch (a chart shown as its picture): until then it
+  // is only fetched, at low priority, so that it is at hand. A chart on the first screen needs it now:
+  // fetched at once, beside the page's data.
   const first = chartNodes[0];
-  if (first && shows(first.getBoundingClientRect())) loadScripts(VEGA).catch(() => {});
+  const live = first && !first.querySelector("img.lb-picture:not([hidden])");
+  if (live && shows(first.getBoundingClientRect())) loadScripts(VEGA).catch(() => {});
   else if (first) prefetch(VEGA);
   const charts = mountCharts(chartNodes, chartContext);
   const hooks = {

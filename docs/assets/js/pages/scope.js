@@ -117,6 +117,7 @@ export function mountScope(root, ownsUrl, hooks) {
     }
     if (index) refresh();
     else await refreshSummary();
+    charts.forEach(hooks.charts.live); // a chart still showing its picture: that of the first view
     await Promise.all(charts.filter((c) => c.view).map((c) => setRows(c, rows)));
     const ms = performance.now() - t0;
     if (measure) hooks.measured("filter", ms);

@@ -1,0 +1,199 @@
+"""A phone's first chart as the build's picture of it (issue 26; site_gen/charts/snapshot.py).
+
+On a phone (390x844) with no filter in the URL, the explorer, a view and the latency page open on a PNG the
+build drew of their first chart, and load no Vega until the reader touches the chart, changes a filter or
+widens the window. The authority for what the picture must show is the page script itself: the rows and
+signals of the live chart that replaces it, taken from Vega in Chromium, drawn again here with the build's
+renderer, must give the very bytes the page served. Wider screens never fetch a picture.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from site_gen import i18n
+from site_gen.charts import snapshot
+from site_gen.pages.markers import MarkerError, parse
+
+pytestmark = pytest.mark.browser
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1440, "height": 900}
+PAGES = ("explorer.html", "latency.html", "generated/views/generational-uplift.html")
+PICTURE = "img.lb-picture"
+
+
+def _open(browser: object, url: str, viewport: dict[str, int], scheme: str = "light") -> tuple[object, list]:
+    """A fresh context (no cached picture, no stored palette) at ``viewport``; the page once its script is
+    ready, and the list its console errors, page errors and requests for pictures go to."""
+    context = browser.new_context(viewport=viewport, color_scheme=scheme, has_touch=True)
+    page = context.new_page()
+    seen: list[str] = []
+    page.on("console", lambda m: m.type == "error" and seen.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: seen.append(f"pageerror: {e}"))
+    page.on("request", lambda r: "/assets/pictures/" in r.url and seen.append(f"picture: {r.url}"))
+    page.goto(url)
+    page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=20_000)
+    return page, seen
+
+
+def _live(page: object) -> dict:
+    """Wait for the first chart's live view (drawn, relaid out); its rows, signals and canvas."""
+    page.wait_for_function("window.llmbench.charts()[0].view && !window.llmbench.charts()[0].relayout")
+    return page.evaluate(
+        """() => {
+      const c = window.llmbench.charts()[0];
+      const names = (c.spec.signals || []).map((s) => s.name);
+      const pick = (n) => (names.includes(n) ? c.view.signal(n) : undefined);
+      return {
+        rows: c.view.data('runs').map((r) => Object.fromEntries(Object.entries(r))),
+        gpus_shown: pick('gpus_shown'), lb_title: pick('lb_title'),
+        canvas: !!c.el.querySelector('canvas'), picture: !!c.el.querySelector('img.lb-picture'),
+      };
+    }"""
+    )
+
+
+@pytest.mark.parametrize("path", PAGES)
+@pytest.mark.parametrize("lang,scheme", [("", "light"), ("ko/", "dark")])
+def test_a_phone_opens_on_the_picture_without_vega(
+    browser: object, real_url: str, path: str, lang: str, scheme: str
+) -> None:
+    page, seen = _open(browser, f"{real_url}/{lang}{path}", PHONE, scheme)
+    try:
+        shown = page.evaluate(
+            """(sel) => { const i = document.querySelector(sel); const r = i.getBoundingClientRect();
+              return {hidden: i.hidden, complete: i.complete, natural: i.naturalWidth, width: i.width,
+                      top: r.top, src: i.getAttribute('src'), vega: typeof window.vega,
+                      scheme: document.body.getAttribute('data-md-color-scheme')}; }""",
+            PICTURE,
+        )
+        assert not shown["hidden"] and shown["complete"], shown
+        # the phone's 2x pixels, and a picture of this language in the reader's scheme
+        assert shown["natural"] == snapshot.SCALE * int(page.get_attribute(PICTURE, "width")), shown
+        assert f".{'dark' if scheme == 'dark' else 'light'}." in shown["src"], shown
+        assert f"-{lang.strip('/') or i18n.DEFAULT}." in shown["src"], shown
+        assert shown["scheme"] == ("slate" if scheme == "dark" else "default"), shown
+        assert shown["top"] < PHONE["height"], f"{path}: the picture starts below the first screen"
+        assert shown["vega"] == "undefined", f"{path}: Vega was loaded for a chart shown as its picture"
+        assert [s for s in seen if not s.startswith("picture:")] == []
+        assert len([s for s in seen if s.startswith("picture:")]) == 1, seen  # one scheme's file only
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_the_picture_is_the_chart_the_page_script_draws(
+    browser: object, real_url: str, real_site: Path, path: str
+) -> None:
+    """Touched, the picture gives way to the live chart; its rows (in order, each with its sideways
+    offset) and its signals, drawn by the build's renderer, are the served picture byte for byte."""
+    page, seen = _open(browser, f"{real_url}/{path}", PHONE)
+    try:
+        src = page.evaluate(f"document.querySelector('{PICTURE}').src")  # resolved
+        spec = json.loads(page.get_attribute(".lb-chart", "data-lb-spec"))
+        page.tap(PICTURE)
+        live = _live(page)
+        assert live["canvas"] and not live["picture"], live
+        assert seen == [f"picture: {src}"], seen
+    finally:
+        page.context.close()
+    cat = i18n.load(i18n.DEFAULT)
+    values = {}
+    if live["gpus_shown"] is not None:
+        values["gpus_shown"] = live["gpus_shown"]
+    if live["lb_title"] is not None:
+        # the page breaks the title by its font's measure; the picture by snapshot.title_lines' estimate
+        lines = live["lb_title"] if isinstance(live["lb_title"], list) else [live["lb_title"]]
+        parts = [p for line in lines if line for p in line.split(cat.t("ui.titleJoin"))]
+        values["lb_title"] = snapshot.title_lines(parts, cat.t("ui.titleJoin"), snapshot.WIDTH - 60)
+    png, _ = snapshot.render(spec, live["rows"], values, "light")
+    served = (real_site / "site" / urlsplit(src).path.lstrip("/")).read_bytes()
+    assert png == served, f"{path}: the picture is not what the page script's {len(live['rows'])} rows draw"
+
+
+def test_a_filter_a_wider_window_or_a_filtered_link_brings_the_live_chart(
+    browser: object, real_url: str
+) -> None:
+    page, _ = _open(browser, f"{real_url}/explorer.html", PHONE)
+    try:
+        page.click(".lb-controls-toggle")
+        page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')
+        page.locator('.lb-filter[data-dim="gpu"] .lb-option input').first.check()
+        live = _live(page)
+        counted = int(re.sub(r"\D", "", page.text_content(".lb-count").split(" ")[0]))
+        assert live["canvas"] and not live["picture"] and len(live["rows"]) == counted, (
+            len(live["rows"]),
+            counted,
+        )
+    finally:
+        page.context.close()
+    page, _ = _open(browser, f"{real_url}/explorer.html", PHONE)
+    try:
+        page.set_viewport_size(DESKTOP)  # a phone turned, a window widened: past the picture's media query
+        assert _live(page)["canvas"]
+    finally:
+        page.context.close()
+    page, seen = _open(browser, f"{real_url}/explorer.html?precision=FP8", PHONE)
+    try:
+        assert page.is_hidden(PICTURE) and _live(page)["canvas"]
+        assert not [s for s in seen if s.startswith("picture:")], seen  # never fetched
+    finally:
+        page.context.close()
+
+
+def test_a_desktop_never_fetches_a_picture(browser: object, real_url: str) -> None:
+    for path in PAGES:
+        page, seen = _open(browser, f"{real_url}/{path}", DESKTOP)
+        try:
+            assert page.is_hidden(PICTURE) and _live(page)["canvas"], path
+            assert seen == [], (path, seen)
+        finally:
+            page.context.close()
+
+
+# Without a browser: the marker's option and the picture's rules, hand-worked.
+
+
+def test_picture_takes_yes_only() -> None:
+    assert parse("explorer", " picture=yes").options == {"picture": "yes"}
+    with pytest.raises(MarkerError, match="picture= takes yes, got 'true'"):
+        parse("explorer", " picture=true")
+
+
+def test_the_sideways_offset_is_the_row_place_times_the_golden_ratio() -> None:
+    import pandas as pd
+
+    rows = snapshot.with_jitter(pd.DataFrame({"a": [1, 2, 3]}), [0, 1, 5])
+    # 1 x 0.618034 = 0.618034; 5 x 0.618034 = 3.090170 -> 0.090170 (docs/assets/js/data/payload.js)
+    assert rows[snapshot.JITTER].round(6).tolist() == [0.0, 0.618034, 0.09017]
+
+
+def test_the_title_names_what_every_row_shares_and_breaks_where_it_is_too_wide() -> None:
+    import pandas as pd
+
+    cat = i18n.load(i18n.DEFAULT)
+    rows = pd.DataFrame({
+        "model_name": ["Llama 3.1 8B"] * 2, "precision": ["FP16", "FP8"], "workload": ["128/128"] * 2,
+        "gpu": ["H100 SXM 80GB", None], "publisher": ["KISTI"] * 2,
+    })  # fmt: skip
+    parts = snapshot.title_parts(rows, cat)
+    assert parts == ["Llama 3.1 8B", "ISL/OSL 128/128", "source: KISTI"]
+    # 7 px a character: "Llama 3.1 8B · ISL/OSL 128/128" is 30 characters, 210 px
+    assert snapshot.title_lines(parts, " · ", 210) == ["Llama 3.1 8B · ISL/OSL 128/128", "source: KISTI"]
+    assert snapshot.title_lines(parts, " · ", 209) == ["Llama 3.1 8B", "ISL/OSL 128/128", "source: KISTI"]
+    assert snapshot.title_lines(parts[:1], " · ", 10) == "Llama 3.1 8B"
+
+
+def test_no_picture_of_a_sample_or_of_more_rows_than_the_cap() -> None:
+    import pandas as pd
+
+    rows = pd.DataFrame({"gpu": ["A"] * 10})
+    assert snapshot.drawable({}, rows)
+    assert not snapshot.drawable({"usermeta": {"llmbench": {"maxRows": 9}}}, rows)
+    assert not snapshot.drawable({}, rows.iloc[:0])
+    assert not snapshot.drawable({}, pd.DataFrame({"gpu": ["A"] * (snapshot.MAX_ROWS + 1)}))
