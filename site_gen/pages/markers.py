@@ -388,8 +388,7 @@ class Page:
     def _picture(self, name: str, spec: str, rows: pd.DataFrame) -> dict[str, Any] | None:
         """The chart drawn at build time for a phone's first screen (``site_gen.charts.snapshot``), kept
         until the build writes it: {light, dark (paths from the page), width, height, media (the screens
-        that show it)}; None where the
-        picture would not be the page script's chart."""
+        that show it)}; None where the picture would not be the page script's chart."""
         from site_gen.charts import snapshot
 
         pic = snapshot.picture(f"{name}-{self.site.lang}", spec, rows, self.site.cat)
@@ -522,7 +521,7 @@ class Page:
         summary = self._summary(mk, sub, defaults, shown)
         # the first view: the best run of each cell at scale (the summary's file), else the page's data
         file = self.site.shared["summary"][3] if summary else None
-        first = self._first_view(defaults, file) if mk.options.get("picture") else None
+        first = self._first_view({**mk.filters, **defaults}, file) if mk.options.get("picture") else None
         return self._scope(
             "explorer.html.j2",
             mk,
