@@ -86,22 +86,14 @@ def test_a_phone_opens_on_the_picture_without_vega(
         page.context.close()
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_the_picture_is_the_chart_the_page_script_draws(
-    browser: object, real_url: str, real_site: Path, path: str
-) -> None:
-    """Touched, the picture gives way to the live chart; its rows (in order, each with its sideways
-    offset) and its signals, drawn by the build's renderer, are the served picture byte for byte."""
-    page, seen = _open(browser, f"{real_url}/{path}", PHONE)
-    try:
-        src = page.evaluate(f"document.querySelector('{PICTURE}').src")  # resolved
-        spec = json.loads(page.get_attribute(".lb-chart", "data-lb-spec"))
-        page.tap(PICTURE)
-        live = _live(page)
-        assert live["canvas"] and not live["picture"], live
-        assert seen == [f"picture: {src}"], seen
-    finally:
-        page.context.close()
+def redrawn_and_served(page: object, site: Path) -> tuple[bytes, bytes, int]:
+    """Touch the page's picture; the live chart's rows and signals drawn by the build's renderer, the
+    picture the page served (from ``site``, the built folder), and the number of rows."""
+    src = page.evaluate(f"document.querySelector('{PICTURE}').src")  # resolved
+    spec = json.loads(page.get_attribute(".lb-chart", "data-lb-spec"))
+    page.tap(PICTURE)
+    live = _live(page)
+    assert live["canvas"] and not live["picture"], live
     cat = i18n.load(i18n.DEFAULT)
     values = {}
     if live["gpus_shown"] is not None:
@@ -112,8 +104,22 @@ def test_the_picture_is_the_chart_the_page_script_draws(
         parts = [p for line in lines if line for p in line.split(cat.t("ui.titleJoin"))]
         values["lb_title"] = snapshot.title_lines(parts, cat.t("ui.titleJoin"), snapshot.WIDTH - 60)
     png, _ = snapshot.render(spec, live["rows"], values, "light")
-    served = (real_site / "site" / urlsplit(src).path.lstrip("/")).read_bytes()
-    assert png == served, f"{path}: the picture is not what the page script's {len(live['rows'])} rows draw"
+    return png, (site / urlsplit(src).path.lstrip("/")).read_bytes(), len(live["rows"])
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_the_picture_is_the_chart_the_page_script_draws(
+    browser: object, real_url: str, real_site: Path, path: str
+) -> None:
+    """Touched, the picture gives way to the live chart; its rows (in order, each with its sideways
+    offset) and its signals, drawn by the build's renderer, are the served picture byte for byte."""
+    page, seen = _open(browser, f"{real_url}/{path}", PHONE)
+    try:
+        png, served, rows = redrawn_and_served(page, real_site / "site")
+        assert len([s for s in seen if s.startswith("picture:")]) == 1, seen
+    finally:
+        page.context.close()
+    assert png == served, f"{path}: the picture is not what the page script's {rows} rows draw"
 
 
 def test_a_filter_a_wider_window_or_a_filtered_link_brings_the_live_chart(

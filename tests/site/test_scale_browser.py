@@ -588,3 +588,35 @@ def test_compare_at_100k_runs_loads_the_runs_of_the_gpus_it_compares(
         assert watched.errors == [] and watched.external == []
     finally:
         watched.close()
+
+
+def test_the_first_charts_pictures_at_100k_runs_are_the_charts_the_page_script_draws(
+    scale_site: Path, scale_url: str, browser: object
+) -> None:
+    """A phone's picture of the first chart (tests/site/test_picture.py) where the page opens on a file of
+    its own at scale: the explorer's summary of best runs, a view's selection. Where the build drew one
+    (a first view of at most ``snapshot.MAX_ROWS`` rows), the live chart's rows and signals redrawn are
+    the served bytes; a larger first view has none and draws live."""
+    from site_gen.charts import snapshot
+    from tests.site.test_picture import PICTURE, _live, _open, redrawn_and_served
+
+    pictured = 0
+    for path in (
+        "explorer.html",
+        "generated/views/generational-uplift.html",
+        "generated/views/tp-scaling.html",
+    ):
+        html = (scale_site / "site" / path).read_text(encoding="utf-8")
+        page, seen = _open(browser, f"{scale_url}/{path}", {"width": 390, "height": 844})
+        try:
+            if 'class="lb-picture"' not in html:
+                _live(page)  # drawn live (a sample, where the chart caps its points)
+                assert page.evaluate("window.llmbench.scopes()[0].rows().length") > snapshot.MAX_ROWS, path
+                continue
+            png, served, rows = redrawn_and_served(page, scale_site / "site")
+            assert png == served, f"{path}: the picture is not what the page script's {rows} rows draw"
+            assert [s for s in seen if not s.startswith("picture:")] == [] and page.is_hidden(PICTURE)
+            pictured += 1
+        finally:
+            page.context.close()
+    assert pictured >= 1
