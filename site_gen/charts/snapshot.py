@@ -189,12 +189,29 @@ def picture(stem: str, spec_json: str, rows: pd.DataFrame, cat: Catalogue) -> Pi
         values["gpus_shown"] = _legend_gpus(rows)
     if "lb_title" in names:  # the plot's width: the picture's less the y axis' room (about)
         values["lb_title"] = title_lines(title_parts(rows, cat), cat.t("ui.titleJoin"), WIDTH - 60)
-    files: dict[str, bytes] = {}
-    size = (0, 0)
-    for scheme in SCHEMES:
-        png, size = render(spec, records, values, scheme)
-        files[f"{stem}.{scheme}.{hashlib.sha256(png).hexdigest()[:8]}.png"] = png
-    return Picture(files=files, width=size[0], height=size[1])
+    inputs = json.dumps([stem, spec, records, values], sort_keys=True, separators=(",", ":"))
+    return _drawn(hashlib.sha256(inputs.encode()).hexdigest(), stem, spec, records, values)
+
+
+# The pictures of this process by their inputs' digest: ``mkdocs serve`` rebuilds every page at each
+# saved file, and a picture costs about a second; the same inputs are not drawn again.
+_DRAWN: dict[str, Picture] = {}
+_KEEP = 64  # pictures kept (a few MB); the oldest goes first
+
+
+def _drawn(
+    digest: str, stem: str, spec: dict[str, Any], records: list[dict[str, Any]], values: dict[str, Any]
+) -> Picture:
+    if digest not in _DRAWN:
+        files: dict[str, bytes] = {}
+        size = (0, 0)
+        for scheme in SCHEMES:
+            png, size = render(spec, records, values, scheme)
+            files[f"{stem}.{scheme}.{hashlib.sha256(png).hexdigest()[:8]}.png"] = png
+        _DRAWN[digest] = Picture(files=files, width=size[0], height=size[1])
+        while len(_DRAWN) > _KEEP:
+            del _DRAWN[next(iter(_DRAWN))]
+    return _DRAWN[digest]
 
 
 def render(

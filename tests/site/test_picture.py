@@ -203,3 +203,22 @@ def test_no_picture_of_a_sample_or_of_more_rows_than_the_cap() -> None:
     assert not snapshot.drawable({"usermeta": {"llmbench": {"maxRows": 9}}}, rows)
     assert not snapshot.drawable({}, rows.iloc[:0])
     assert not snapshot.drawable({}, pd.DataFrame({"gpu": ["A"] * (snapshot.MAX_ROWS + 1)}))
+
+
+def test_the_same_inputs_are_drawn_once_per_process() -> None:
+    """``mkdocs serve`` rebuilds every page at each save: a picture whose inputs did not change is the one
+    drawn before (the same object), one whose rows changed is drawn anew."""
+    import pandas as pd
+
+    y = {"name": "y", "type": "linear", "domain": [0, 4], "range": "height"}
+    bar = {"x": {"value": 0}, "width": {"value": 10}, "y": {"scale": "y", "field": "v"}, "y2": {"value": 50}}
+    mark = {"type": "rect", "from": {"data": "runs"}, "encode": {"update": bar}}
+    spec = json.dumps(
+        {"data": [{"name": "runs"}], "width": 100, "height": 50, "scales": [y], "marks": [mark]}
+    )
+    cat = i18n.load(i18n.DEFAULT)
+    rows = pd.DataFrame({"v": [1.0, 2.0]})
+    first = snapshot.picture("t", spec, rows, cat)
+    assert first is not None and snapshot.picture("t", spec, rows.copy(), cat) is first
+    other = snapshot.picture("t", spec, pd.DataFrame({"v": [1.0, 3.0]}), cat)
+    assert other is not first and other.files != first.files
