@@ -7,6 +7,9 @@ Markers (a writer needs no Python; values with spaces are quoted; repeat a key f
     <!-- view: precision-uplift gpu="H200 SXM 141GB" -->                filter bar + the view's charts
     <!-- explorer -->                                                  filter bar, charts, table, CSV
     <!-- explorer gpu="H200 SXM 141GB" -->                              the same, scoped to some runs
+    <!-- explorer picture=yes -->                                      its first chart a picture on a
+                                                                       phone until touched
+                                                                       (``site_gen.charts.snapshot``)
     <!-- figures -->                                                   headline figures of all runs
     Across <!-- stat: bound-runs --> results ...                       one figure of the data, inline
                                                                        (``site_gen.data.stats``)
