@@ -370,9 +370,8 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
 
 def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     """The language switch links each language's home (the i18n plugin set them to this page's twin, a
-    moment before, at a higher priority). Material fetches ``sitemap.xml`` beside every alternate link
-    to map pages, which 404s for a page in a folder; beside a home it is there (``on_post_build``).
-    state/url.js turns the links into this page's twin with its query string and run id."""
+    moment before, at a higher priority); state/url.js turns the links into this page's twin with its
+    query string and run id (the theme's main.html keeps them out of Material's sitemap fetches)."""
     from site_gen import i18n
 
     # the plugin sets the attribute (config.extra.alternate), which templates read before the key
@@ -414,10 +413,6 @@ def on_post_build(config: Any) -> None:
         (mlperf := Path(config["site_dir"]) / mlperf_pages.DATA_DIR).mkdir(parents=True, exist_ok=True)
         for name, text in _mlperf.files.items():
             (mlperf / name).write_text(text, encoding="utf-8")
-    # Material looks for a sitemap beside each language's home (the root's lists every language's pages)
-    site, root = Path(config["site_dir"]), language_root(config)
-    if root and (site / "sitemap.xml").is_file():
-        (site / root / "sitemap.xml").write_bytes((site / "sitemap.xml").read_bytes())
 
 
 def on_serve(server: Any, config: Any, builder: Any) -> Any:

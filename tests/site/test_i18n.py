@@ -354,6 +354,25 @@ def test_korean_home_switches_to_english_and_back(real_url: str, desk: Watched) 
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize("path", ["index.html", "ko/explorer.html", "ko/guide/01-inference.html"])
+def test_a_page_fetches_the_sitemap_once_for_instant_navigation_only(
+    real_url: str, desk: Watched, path: str
+) -> None:
+    """Material's bundle fetches and parses sitemap.xml beside every <link rel=alternate> (its own
+    language switch, which state/url.js replaces): the homes are named otherwise, so only instant
+    navigation's fetch of the root's sitemap is left (issue 26: two 64 KB XML parses less per page)."""
+    sitemaps: list[str] = []
+    desk.page.on("request", lambda r: r.url.split("?")[0].endswith("sitemap.xml") and sitemaps.append(r.url))
+    page = desk.open(f"{real_url}/{path}")
+    page.wait_for_load_state("networkidle")
+    assert sitemaps == [f"{real_url}/sitemap.xml"]
+    assert page.eval_on_selector_all("link[rel=alternate][hreflang]", "ls => ls.length") == 0
+    homes = page.eval_on_selector_all("head link[rel=lb-language]", "ls => ls.map(l => [l.hreflang, l.href])")
+    assert homes == [["en", f"{real_url}/index.html"], ["ko", f"{real_url}/ko/index.html"]]
+    assert desk.errors == []
+
+
+@pytest.mark.browser
 def test_searching_a_korean_word_on_the_korean_site_finds_pages(real_url: str, desk: Watched) -> None:
     page = desk.open(f"{real_url}/ko/index.html")
     page.click("input.md-search__input")  # in the header at 1440 px

@@ -90,10 +90,11 @@ export function setParam(key, value, fallback, push = false) {
 // The language switch (Material's header; the build links each language's home, en: index.html,
 // ko: ko/index.html): to this page's twin in the other language (every page has one, falling back to
 // English), with the page's state (query string, #run id). The language's folders come from the
-// <link rel=alternate hreflang> of <head>; the switch is a full page load, since <html lang>, the
-// catalogue and the search language belong to the page (instant navigation would keep them).
+// <link rel=lb-language hreflang> of <head> (site_gen/theme/main.html says why not rel=alternate); the
+// switch is a full page load, since <html lang>, the catalogue and the search language belong to the
+// page (instant navigation would keep them).
 function languageHome(lang) {
-  const link = document.querySelector(`head link[rel=alternate][hreflang="${lang}"]`);
+  const link = document.querySelector(`head link[rel=lb-language][hreflang="${lang}"]`);
   return link ? new URL(".", new URL(link.getAttribute("href"), location.href)) : null;
 }
 
