@@ -53,14 +53,16 @@ TITLE_PX = 7.0  # the title's mean character width (bold 12 px sans-serif; chart
 
 @dataclass(frozen=True)
 class Picture:
-    """One chart's pictures, one per colour scheme: file name -> PNG; their size in CSS px."""
+    """One chart's pictures, one per colour scheme: file name -> PNG, scheme -> its file's name; their
+    size in CSS px."""
 
     files: dict[str, bytes]
+    names: dict[str, str]
     width: int
     height: int
 
     def name(self, scheme: str) -> str:
-        return next(n for n in self.files if f".{scheme}." in n)
+        return self.names[scheme]
 
 
 def with_jitter(rows: pd.DataFrame, places: Any) -> pd.DataFrame:
@@ -204,11 +206,13 @@ def _drawn(
 ) -> Picture:
     if digest not in _DRAWN:
         files: dict[str, bytes] = {}
+        names: dict[str, str] = {}
         size = (0, 0)
         for scheme in SCHEMES:
             png, size = render(spec, records, values, scheme)
-            files[f"{stem}.{scheme}.{hashlib.sha256(png).hexdigest()[:8]}.png"] = png
-        _DRAWN[digest] = Picture(files=files, width=size[0], height=size[1])
+            names[scheme] = f"{stem}.{scheme}.{hashlib.sha256(png).hexdigest()[:8]}.png"
+            files[names[scheme]] = png
+        _DRAWN[digest] = Picture(files=files, names=names, width=size[0], height=size[1])
         while len(_DRAWN) > _KEEP:
             del _DRAWN[next(iter(_DRAWN))]
     return _DRAWN[digest]

@@ -48,6 +48,9 @@ _site: Any = None
 _generated: list[Any] | None = None
 _loaded: tuple[Any, ...] | None = None  # (results, db, db mtime, any results) of _site's runs
 _mlperf: Any = None  # the MLPerf rows and data file (site_gen.pages.mlperf_pages.Built), read once per build
+# The files on_post_build wrote in this build: each language's post_build sees every data file and picture
+# of the build so far (one Site), and a file's name is its content's digest, so each is written once.
+_written: set[Path] = set()
 
 GENERATED = "generated"
 SERVING = "LLMBENCH_SERVING"  # set by on_startup: "1" inside `mkdocs serve`
@@ -202,6 +205,8 @@ def on_config(config: Any) -> Any:
     results, db = sources(config)
     lang = language(config)
     catalogue_script(config)
+    if not _other_language(config):
+        _written.clear()  # a new build (a serve rebuild starts from an empty site folder)
     if _site is not None and _other_language(config):
         # the i18n plugin's next language of the same build: the runs already read, whatever an ingest
         # did to the database meanwhile (one build, one database)
@@ -404,11 +409,15 @@ def on_post_build(config: Any) -> None:
     target = Path(config["site_dir"]) / DATA_DIR
     target.mkdir(parents=True, exist_ok=True)
     for name, data in _site.files.items():
-        data.write(target / name)
+        if (path := target / name) not in _written:
+            data.write(path)
+            _written.add(path)
     if _site.pictures:
         (pictures := Path(config["site_dir"]) / PICTURE_DIR).mkdir(parents=True, exist_ok=True)
         for name, png in _site.pictures.items():
-            (pictures / name).write_bytes(png)
+            if (path := pictures / name) not in _written:
+                path.write_bytes(png)
+                _written.add(path)
     if _mlperf is not None and _mlperf.files:
         (mlperf := Path(config["site_dir"]) / mlperf_pages.DATA_DIR).mkdir(parents=True, exist_ok=True)
         for name, text in _mlperf.files.items():
