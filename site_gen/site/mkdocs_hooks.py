@@ -205,9 +205,10 @@ def on_config(config: Any) -> Any:
     results, db = sources(config)
     lang = language(config)
     catalogue_script(config)
-    if not _other_language(config):
+    other_language = _other_language(config)
+    if not other_language:
         _written.clear()  # a new build (a serve rebuild starts from an empty site folder)
-    if _site is not None and _other_language(config):
+    if _site is not None and other_language:
         # the i18n plugin's next language of the same build: the runs already read, whatever an ingest
         # did to the database meanwhile (one build, one database)
         return _same_runs(config, lang)
