@@ -167,6 +167,13 @@ LIMITS: tuple[Limit, ...] = (
 BY_LIMIT: dict[str, Limit] = {lim.key: lim for lim in LIMITS}
 
 
+def distinct_text(column: pd.Series) -> list[str]:
+    """A column's distinct values as text, sorted, missing values left out. Taken from its unique values:
+    turning every row to text first (``astype(str)``) walks an Arrow string column one Python object a
+    row, 0.16 s at 200,000 runs, and the build asks for each GPU's file on 20 pages."""
+    return sorted({str(v) for v in column.dropna().unique()})
+
+
 def mask(df: pd.DataFrame, filters: Filters) -> pd.Series:
     """Rows matching every filter (values compared as text, as the page script does)."""
     import pandas as pd

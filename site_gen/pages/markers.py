@@ -48,7 +48,7 @@ from site_gen import i18n
 from site_gen.charts.vega_compile import compile_spec
 from site_gen.data import dataset
 from site_gen.data.dataset import js_text
-from site_gen.data.dimensions import DIMENSIONS, Filters, mask, release_label
+from site_gen.data.dimensions import DIMENSIONS, Filters, distinct_text, mask, release_label
 from site_gen.data.dimensions import get as dimension
 from site_gen.data.queries import within_bound
 from site_gen.pages.widgets import (
@@ -519,7 +519,7 @@ class Page:
                 # the switch: "Source kind" starts at every kind but the estimates' (the page script keeps a
                 # changed choice in the URL; docs/reference/estimates.md says what a hand-made URL does)
                 shown = estimates_after(sub, mine)
-                defaults = {"kind": sorted(set(sub["source_kind"].astype(str)))}
+                defaults = {"kind": distinct_text(sub["source_kind"])}
                 est_low = "est_confidence" in mine and bool((mine["est_confidence"] != "validated").any())
         summary = self._summary(mk, sub, defaults, shown)
         # the first view: the best run of each cell at scale (the summary's file), else the page's data
@@ -694,7 +694,7 @@ class Page:
         ``_data_key``, so with their estimates on a page that takes them): at scale, compare and the
         explorer's "every run" load the GPUs they show, not every run. A GPU page asking for the same runs
         shares the file, and so do compare and the explorer (both take estimates)."""
-        gpus = sorted(set(frame["gpu"].dropna().astype(str)))
+        gpus = distinct_text(frame["gpu"])
         keys = {g: self._data_key([{**mk.filters, "gpu": [g]}]) for g in gpus}
         return {g: {"src": self._srcs(k), "key": k} for g, k in keys.items()}
 

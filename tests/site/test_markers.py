@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from site_gen.charts.specs import ChartContext
-from site_gen.data.dimensions import DIMENSIONS
+from site_gen.data.dimensions import DIMENSIONS, distinct_text
 from site_gen.pages import generated as pages
 from site_gen.pages import markers
 from tests.site.conftest import ROOT, XSS
@@ -84,3 +84,19 @@ def test_architecture_doc_lists_every_filter_dimension() -> None:
     doc = (ROOT / "docs" / "dev" / "architecture.md").read_text()
     for d in DIMENSIONS:
         assert f"| `{d.key}` | {d.label} | `{d.column}` |" in doc
+
+
+@pytest.mark.parametrize(
+    "values, dtype",
+    [
+        (["H200 SXM", None, "H100 SXM", "H200 SXM", "<b>x</b>", "GB200 \u00b7 NVL72"], "str"),
+        (["H200 SXM", None, "H100 SXM", "H200 SXM"], "string[pyarrow]"),
+        (["b", "a", None, "a"], "category"),
+        ([4, None, 1, 4], "Int32"),
+    ],
+)
+def test_distinct_text_is_every_rows_text_deduplicated(values: list, dtype: str) -> None:
+    """The build's GPU list of a page (``Page._gpu_files``) comes from a column's unique values; it must be
+    what turning every row to text and deduplicating gives (the way it was computed before, row by row)."""
+    column = pd.Series(values, dtype=dtype)
+    assert distinct_text(column) == sorted(set(column.dropna().astype(str)))
