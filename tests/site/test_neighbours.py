@@ -47,6 +47,29 @@ def test_best_per_gpu_beside_the_same_model_precision_and_workload_elsewhere() -
     assert neighbours.rows(neighbours.index(runs), "B200") == []  # estimates only: nothing measured
 
 
+def test_ties_go_to_the_smaller_run_id_and_missing_values_are_a_group_of_their_own() -> None:
+    """Only a group's top figure is sorted (the build's shortcut at a million runs): a tie inside a group
+    still goes to the smaller run id, a tie across GPUs keeps both GPUs in id order, and a run without a
+    workload is a configuration of its own, as sorting every run and keeping each group's first row gives."""
+    runs = pd.DataFrame(
+        [
+            _run("b2", "B", "FP8", "1/1", 30.0),
+            _run("b1", "B", "FP8", "1/1", 30.0),  # B's tie: b1 wins
+            _run("b0", "B", "FP8", "1/1", 29.0),
+            _run("a9", "A", "FP8", "1/1", 30.0),  # A ties B: both kept, a9 first by id
+            _run("n2", "A", "FP8", None, 4.0),
+            _run("n1", "B", "FP8", None, 5.0),
+        ]
+    )
+    best = neighbours.index(runs)
+    assert best[("Llama 8B", "FP8", "1/1")] == (
+        neighbours.Best("A", 30.0, "a9"),
+        neighbours.Best("B", 30.0, "b1"),
+    )
+    [missing] = [k for k in best if k != ("Llama 8B", "FP8", "1/1")]
+    assert [b.run_id for b in best[missing]] == ["n1", "n2"]
+
+
 def test_rows_with_more_neighbours_come_first_and_are_capped() -> None:
     runs = pd.DataFrame(
         [_run("x1", "X", "FP8", "1/1", 10.0), _run("y1", "Y", "FP8", "1/1", 20.0)]
