@@ -213,18 +213,31 @@ def _gpu_facts(gpu: dict, cat: Catalogue) -> list[str]:
     return [text("; ".join(parts)) + f" {text(cat.t('pages.gpu_registry'))}."]
 
 
-_LAST: list[tuple[pd.DataFrame, tuple]] = []  # the runs of the last call and their _language_free parts
+@dataclass(frozen=True)
+class _Facts:
+    """What the GPU and model pages take from the runs, the same in every language."""
+
+    gpus: pd.DataFrame  # _counts by GPU
+    models: pd.DataFrame  # _counts by model
+    pairs: dict[str, list[tuple[str, int]]]  # each GPU's compare partners
+    best: neighbours.Index  # each GPU's best figures beside its neighbours'
+    order: dict[str, int]  # each GPU's sort place
 
 
-def _language_free(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, list[tuple[str, int]]]]:
-    """The GPU and model counts and the GPUs' compare partners: the same in every language, so a build's
-    languages (one ``pages`` call each, with the same runs) compute them once."""
+_LAST: list[tuple[pd.DataFrame, _Facts]] = []  # the runs of the last call and their _language_free parts
+
+
+def _language_free(runs: pd.DataFrame) -> _Facts:
+    """The GPU pages' and model pages' facts: the same in every language, so a build's languages (one
+    ``pages`` call each, with the same runs) compute them once."""
     if _LAST and _LAST[0][0] is runs:
         return _LAST[0][1]
-    parts = (
-        _counts(runs, "gpu", "gpu_order"),
-        _counts(runs, "model_name"),
-        compare.partners(runs) if not runs.empty else {},
+    parts = _Facts(
+        gpus=_counts(runs, "gpu", "gpu_order"),
+        models=_counts(runs, "model_name"),
+        pairs=compare.partners(runs) if not runs.empty else {},
+        best=neighbours.index(runs),
+        order=runs.groupby("gpu")["gpu_order"].min().to_dict() if "gpu_order" in runs.columns else {},
     )
     _LAST[:] = [(runs, parts)]
     return parts
@@ -238,11 +251,10 @@ def pages(runs: pd.DataFrame, gpu_info: dict[str, dict], cat: Catalogue | None =
     for v in views.all_views().values():
         if v.filters:  # views without filters are building blocks of other pages
             out.append(GeneratedPage(f"views/{v.name}.md", lambda v=v: _view_page(v, cat)))
-    gpus, models, pairs = _language_free(runs)
+    known = _language_free(runs)
+    gpus, models, pairs, best, order = known.gpus, known.models, known.pairs, known.best, known.order
     gpu_slugs = _slugs(list(gpus["name"]))
     out.append(GeneratedPage("gpus/index.md", lambda: _index("gpu", gpus, gpu_slugs, cat)))
-    best = neighbours.index(runs)
-    order = runs.groupby("gpu")["gpu_order"].min().to_dict() if "gpu_order" in runs.columns else {}
     for name, s in gpu_slugs.items():
         facts = _gpu_facts(gpu_info.get(name, {}), cat)
         p = pairs.get(name, [])

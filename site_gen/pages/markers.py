@@ -643,7 +643,15 @@ class Page:
         if box := self._empty(mk, sub):
             return box
         ratio = charts.to_spec(charts.compare_ratio(self.site.ctx), described=False)  # the summary says it
-        cfg = compare.config(sub, self.site.cat)
+        # the pair it opens on, its presets and its reserved height: the same in every language
+        shared = self.site.shared.setdefault("compare", {})
+        which = json.dumps(mk.filters, sort_keys=True)
+        if which not in shared:
+            known = compare.facts(sub)
+            pair = {"a": known.pair[0], "b": known.pair[1]} if known.pair else None
+            shared[which] = (known, compare_reserve(sub, pair))
+        known, reserve = shared[which]
+        cfg = compare.config(sub, self.site.cat, known)
         cfg["scale"] = self._compare_parts(mk, sub)
         spec = json.dumps(
             compile_spec(localize(ratio, i18n.translator(self.site.lang))),
@@ -657,7 +665,7 @@ class Page:
             card=self.card,
             fixed=by_column(mk.filters),
             config=json.dumps(cfg, ensure_ascii=False),
-            presets=compare.presets(sub, self.site.cat),
+            presets=cfg["presets"],
             c={
                 "spec": spec,
                 "fixed": "{}",
@@ -666,7 +674,7 @@ class Page:
                 "label": self.site.cat.t("compare.chart_label"),
                 "card": self.card,
                 "caption": None,
-                "reserve": compare_reserve(sub, cfg["default"]),
+                "reserve": reserve,
             },
         )
 
