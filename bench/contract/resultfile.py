@@ -15,9 +15,7 @@ import gc
 import hashlib
 import os
 import re
-import signal
 import stat
-import sys
 import tempfile
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,6 +31,7 @@ import yaml_rs
 from pydantic import ValidationError
 
 from bench.contract import quality, registry
+from bench.contract.children import die_with_parent
 from bench.contract.problems import LineMap, Problem, validation_problem, yaml_problem
 from bench.contract.runid import run_id, run_ids
 from bench.contract.schema import (
@@ -488,26 +487,10 @@ def iter_outcomes(
     workers = workers or min(os.cpu_count() or 1, 8)
     if workers < 2 or len(files) < _PARALLEL_MIN_FILES:
         return (_outcome(f, str(root), payload_fn) for f in files)
-    pool = ProcessPoolExecutor(workers, initializer=_die_with_parent, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(workers, initializer=die_with_parent, initargs=(os.getpid(),))
     chunk = 1 if len(files) < 512 else 4  # small chunks keep both cores busy to the last file
     results = pool.map(_outcome, files, repeat(str(root)), repeat(payload_fn), chunksize=chunk)
     return _drain(pool, results)
-
-
-_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-
-
-def _die_with_parent(parent: int) -> None:
-    """Pool initializer: the worker gets SIGKILL when the process that started it dies (Linux's
-    parent-death signal), so a killed ingest or validate leaves no worker behind checking files."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import ctypes.util
-
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the parent died before the signal was armed: nobody would send it
-        os._exit(1)
 
 
 def _drain(pool: ProcessPoolExecutor, results: Iterator[Outcome]) -> Iterator[Outcome]:
