@@ -6,7 +6,7 @@ once its first chart moved onto the first screen. The page now shows this pictur
 by the same Vega (vl-convert, the compiler's own runtime) from the same compiled spec, rows and
 theme, and the page script replaces it with the live chart at the reader's first touch of it, or at any
 change of the filters (docs/assets/js/views/charts.js). Wider screens draw the live chart at once.
-The picture is a PNG: see ``SCALE``.
+The picture is a PNG (``raster``: why, and where it is made).
 
 The picture must be the chart the page script would draw for the same rows, or none is made:
 
@@ -25,12 +25,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from site_gen.charts import raster
 from site_gen.charts.theme import SCHEMES, vega_config
 
 if TYPE_CHECKING:
@@ -53,10 +56,10 @@ TITLE_PX = 7.0  # the title's mean character width (bold 12 px sans-serif; chart
 
 @dataclass(frozen=True)
 class Picture:
-    """One chart's pictures, one per colour scheme: file name -> PNG, scheme -> its file's name; their
-    size in CSS px."""
+    """One chart's pictures, one per colour scheme: file name -> its PNG (made in the worker: the build
+    writes ``result()``), scheme -> its file's name; their size in CSS px."""
 
-    files: dict[str, bytes]
+    files: dict[str, Future[bytes]]
     names: dict[str, str]
     width: int
     height: int
@@ -157,25 +160,15 @@ def _spec_for(
     return out
 
 
-# PNG, not SVG: an SVG of a few thousand points is parsed, laid out and painted on the main thread each
-# time it is shown (1-3 s of Lighthouse's phone, more than the live chart), where a PNG is decoded off it.
-# Drawn at 2x (a phone's pixel density) and cut to COLOURS colours: 38 KB for 4,363 points (vl-convert's
-# 32-bit PNG: 450 KB; its SVG: 35 KB gzipped, but the cost above).
-SCALE = 2
-COLOURS = 64
-
-
-def _png(spec: dict[str, Any]) -> tuple[bytes, tuple[int, int]]:
-    """The chart as a palette PNG at SCALE, and its size in CSS px."""
-    import io
-
+def _svg(spec: dict[str, Any]) -> tuple[str, tuple[int, int]]:
+    """The chart laid out as SVG (``raster.rasterize`` turns it into the page's PNG), and its size in
+    CSS px: the SVG's own, as the PNG's at ``raster.SCALE`` gives it."""
     import vl_convert
-    from PIL import Image
 
-    image = Image.open(io.BytesIO(vl_convert.vega_to_png(spec, scale=SCALE)))
-    out = io.BytesIO()
-    image.quantize(COLOURS).save(out, "PNG", optimize=True)
-    return out.getvalue(), (math.ceil(image.width / SCALE), math.ceil(image.height / SCALE))
+    svg = vl_convert.vega_to_svg(spec)
+    root = svg[: svg.index(">")]
+    width, height = (float(re.search(rf'\s{a}="([0-9.]+)"', root).group(1)) for a in ("width", "height"))
+    return svg, (math.ceil(width), math.ceil(height))
 
 
 def picture(stem: str, spec_json: str, rows: pd.DataFrame, cat: Catalogue) -> Picture | None:
@@ -205,13 +198,14 @@ def _drawn(
     digest: str, stem: str, spec: dict[str, Any], records: list[dict[str, Any]], values: dict[str, Any]
 ) -> Picture:
     if digest not in _DRAWN:
-        files: dict[str, bytes] = {}
+        files: dict[str, Future[bytes]] = {}
         names: dict[str, str] = {}
         size = (0, 0)
         for scheme in SCHEMES:
-            png, size = render(spec, records, values, scheme)
-            names[scheme] = f"{stem}.{scheme}.{hashlib.sha256(png).hexdigest()[:8]}.png"
-            files[names[scheme]] = png
+            svg, size = _svg(_spec_for(spec, records, values, scheme))
+            # named by its SVG: the PNG is made from it alone, later (``raster.later``)
+            names[scheme] = f"{stem}.{scheme}.{hashlib.sha256(svg.encode()).hexdigest()[:8]}.png"
+            files[names[scheme]] = raster.later(svg)
         _DRAWN[digest] = Picture(files=files, names=names, width=size[0], height=size[1])
         while len(_DRAWN) > _KEEP:
             del _DRAWN[next(iter(_DRAWN))]
@@ -223,4 +217,5 @@ def render(
 ) -> tuple[bytes, tuple[int, int]]:
     """One picture: the compiled spec drawn with these rows (its ``runs`` dataset) and signal values, in
     a scheme's theme, at WIDTH; the PNG and its size in CSS px."""
-    return _png(_spec_for(spec, rows, values, scheme))
+    svg, size = _svg(_spec_for(spec, rows, values, scheme))
+    return raster.rasterize(svg), size

@@ -63,6 +63,8 @@ from site_gen.pages.widgets import (
 )
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     import pandas as pd
 
     from site_gen.charts.specs import ChartContext
@@ -158,8 +160,8 @@ class Site:
     site_url: str = ""  # mkdocs.yml site_url: the base of a run's permalink in its "cite this"
     templates: Any = None
     files: dict[str, dataset.DataFile] = field(default_factory=dict)  # name -> data file, written after build
-    # name -> PNG of a marker's first chart (picture=yes), written after the build
-    pictures: dict[str, bytes] = field(default_factory=dict)
+    # name -> PNG of a marker's first chart (picture=yes), being made (``raster.later``), written last
+    pictures: dict[str, Future[bytes]] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)  # the markers' filters of a page -> its data key
     spool: dataset.Spool | None = None  # where the data files wait for the end of the build (``keep``)
     lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles

@@ -417,7 +417,7 @@ def on_post_build(config: Any) -> None:
         (pictures := Path(config["site_dir"]) / PICTURE_DIR).mkdir(parents=True, exist_ok=True)
         for name, png in _site.pictures.items():
             if (path := pictures / name) not in _written:
-                path.write_bytes(png)
+                path.write_bytes(png.result())  # made meanwhile in another process (charts.raster)
                 _written.add(path)
     if _mlperf is not None and _mlperf.files:
         (mlperf := Path(config["site_dir"]) / mlperf_pages.DATA_DIR).mkdir(parents=True, exist_ok=True)

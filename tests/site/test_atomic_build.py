@@ -173,3 +173,37 @@ def test_exchange_swaps_the_folders(
     assert (tmp_path / "site" / "v").read_text() == "2"
     assert (tmp_path / "new" / "v").read_text() == "1"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new", "site"]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def test_a_build_killed_alone_leaves_no_picture_worker(sites: dict[str, object], tmp_path: Path) -> None:
+    """The pictures' PNGs are made in a worker process while the build goes on (site_gen.charts.raster). A
+    build killed with -9 on its own, not with its process group, runs no clean-up: the worker must go by
+    itself, and not keep the build's pipes open."""
+    from tests.contract.test_kill_ingest import children, until  # it imports this module's group_gone
+
+    work: Path = sites["work"]  # type: ignore[assignment]
+    proc = site_build(work / "b", tmp_path / "b.duckdb", tmp_path / "site")
+    workers: list[int] = []
+
+    def started() -> bool:
+        workers[:] = [c for c in children(proc.pid) if "multiprocessing" in _cmdline(c)]
+        return bool(workers) or proc.poll() is not None
+
+    until(started, wait_s=300)
+    assert workers, "the build ended without starting the pictures' worker"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe:
+            pipe.close()
+    gone = group_gone(proc.pid)
+    if not gone:
+        os.killpg(proc.pid, signal.SIGKILL)  # end what this test started before failing
+    assert gone, f"left running after the build was killed: {[_cmdline(w) for w in workers]}"

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from site_gen import i18n
-from site_gen.charts import snapshot
+from site_gen.charts import raster, snapshot
 from site_gen.pages.markers import MarkerError, parse
 
 pytestmark = pytest.mark.browser
@@ -74,7 +74,7 @@ def test_a_phone_opens_on_the_picture_without_vega(
         )
         assert not shown["hidden"] and shown["complete"], shown
         # the phone's 2x pixels, and a picture of this language in the reader's scheme
-        assert shown["natural"] == snapshot.SCALE * int(page.get_attribute(PICTURE, "width")), shown
+        assert shown["natural"] == raster.SCALE * int(page.get_attribute(PICTURE, "width")), shown
         assert f".{'dark' if scheme == 'dark' else 'light'}." in shown["src"], shown
         assert f"-{lang.strip('/') or i18n.DEFAULT}." in shown["src"], shown
         assert shown["scheme"] == ("slate" if scheme == "dark" else "default"), shown
