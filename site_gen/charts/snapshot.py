@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from site_gen.charts import raster
-from site_gen.charts.theme import SCHEMES, vega_config
+from site_gen.charts.theme import PAGE, SCHEMES, vega_config
 
 if TYPE_CHECKING:
     from site_gen.i18n import Catalogue
@@ -157,6 +157,10 @@ def _spec_for(
     out["signals"] = signals
     out["data"] = [{**d, "values": rows} if d["name"] == "runs" else d for d in spec["data"]]
     out["config"] = vega_config(scheme)
+    # Opaque, on the page's own background: vl-convert's PNG keeps no colour brighter than a pixel's
+    # alpha (#1ddd7a at 0.7 over nothing came out as #1db27a at 0.7, teal for green), so every
+    # semi-transparent mark standing alone, a legend's symbols first, took another GPU's colour.
+    out["background"] = PAGE[scheme]
     return out
 
 
@@ -203,8 +207,9 @@ def _drawn(
         size = (0, 0)
         for scheme in SCHEMES:
             svg, size = _svg(_spec_for(spec, records, values, scheme))
-            # named by its SVG: the PNG is made from it alone, later (``raster.later``)
-            names[scheme] = f"{stem}.{scheme}.{hashlib.sha256(svg.encode()).hexdigest()[:8]}.png"
+            # named by its SVG and how it is rasterised: the PNG is made from them alone, later
+            made = hashlib.sha256(f"{raster.recipe()}\n{svg}".encode()).hexdigest()[:8]
+            names[scheme] = f"{stem}.{scheme}.{made}.png"
             files[names[scheme]] = raster.later(svg)
         _DRAWN[digest] = Picture(files=files, names=names, width=size[0], height=size[1])
         while len(_DRAWN) > _KEEP:

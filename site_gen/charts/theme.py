@@ -15,6 +15,11 @@ COLOURS = {
     "dark": {"fg": "#d5d8e2", "muted": "#aeb3c2", "line": "#4a4f5c"},
 }
 
+# The page's background in each scheme: Material's --md-default-bg-color (light ``#fff``; slate
+# ``hsla(var(--md-hue), 15%, 14%, 1)``; tests/site/test_picture.py reads both from the installed theme's
+# CSS). The live chart is transparent over it; a picture is drawn onto it (``snapshot``).
+PAGE = {"light": "#ffffff", "dark": "#1e2129"}
+
 
 def vega_config(scheme: str) -> dict[str, Any]:
     """The Vega config of a scheme (the specs are Vega: Vega-Lite's view and font settings are the styles

@@ -222,3 +222,83 @@ def test_the_same_inputs_are_drawn_once_per_process() -> None:
     assert first is not None and snapshot.picture("t", spec, rows.copy(), cat) is first
     other = snapshot.picture("t", spec, pd.DataFrame({"v": [1.0, 3.0]}), cat)
     assert other is not first and other.files != first.files
+
+
+def test_pictures_are_drawn_on_the_page_background_of_their_scheme() -> None:
+    """The picture is opaque (see the next test), so its background must be the page's own: Material's
+    --md-default-bg-color of each scheme, read from the installed theme's CSS."""
+    from site_gen.charts import theme
+    from tests.site.test_label_contrast import backgrounds
+
+    assert backgrounds() == theme.PAGE
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_semi_transparent_mark_keeps_its_colour_in_the_picture(scheme: str) -> None:
+    """A mark of H100's colour (#1ddd7a) at opacity 0.7, alone, as a legend symbol is: the picture's pixel
+    is 0.7 x the colour + 0.3 x the page's background, channel by channel, as the browser composites the
+    live chart over the page. Hand-worked: on white (97, 231, 162); on slate #1e2129 (29, 165, 98).
+    vl-convert's transparent PNG gave (29, 178, 122) at alpha 178: no channel above the alpha, so teal."""
+    import io
+
+    from PIL import Image
+
+    from tests.site.test_label_contrast import backgrounds
+
+    box = {"x": {"value": 0}, "width": {"value": 100}, "y": {"value": 0}, "height": {"value": 50}}
+    paint = {"fill": {"value": "#1ddd7a"}, "opacity": {"value": 0.7}}
+    mark = {"type": "rect", "from": {"data": "runs"}, "encode": {"update": {**box, **paint}}}
+    spec = {"data": [{"name": "runs"}], "width": 100, "height": 50, "marks": [mark]}
+    png, _ = snapshot.render(spec, [{"v": 1}], {}, scheme)
+    pixel = Image.open(io.BytesIO(png)).convert("RGBA").getpixel((50, 50))
+    bg = bytes.fromhex(backgrounds()[scheme][1:])
+    expected = [0.7 * c + 0.3 * b for c, b in zip(bytes.fromhex("1ddd7a"), bg, strict=True)]
+    assert pixel[3] == 255
+    assert all(abs(p - e) <= 3 for p, e in zip(pixel[:3], expected, strict=True)), (pixel, expected)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_legend_symbols_keep_their_colours_among_thousands_of_points(scheme: str) -> None:
+    """A legend's symbols are a few pixels among thousands of points: the picture's cut to a palette must
+    still give each its own colour (every GPU shade of the site, at opacity 0.7 as the explorer's legend
+    draws them), within 3 levels of the browser's compositing over the page. 64 colours by median cut
+    were up to 35 levels off (V100 PCIe's brown and H200's green both grey)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from site_gen.charts.specs import GPU_FAMILIES
+    from tests.site.test_label_contrast import backgrounds
+
+    shades = [c for family in GPU_FAMILIES.values() for c in family]
+    rng = np.random.default_rng(0)
+    rows = [
+        {"x": float(x), "y": float(y), "c": shades[i % len(shades)]}
+        for i, (x, y) in enumerate(rng.uniform(0, 300, size=(4000, 2)))
+    ]
+    point = {"x": {"field": "x"}, "y": {"field": "y"}, "fill": {"field": "c"}, "opacity": {"value": 0.7}}
+    swatch = {
+        "x": {"signal": "datum.i * 9"}, "width": {"value": 8}, "y": {"value": 310}, "height": {"value": 8},
+        "fill": {"field": "c"}, "opacity": {"value": 0.7},
+    }  # fmt: skip
+    legend = [{"i": i, "c": c} for i, c in enumerate(shades)]
+    points = {**point, "size": {"value": 40}}
+    spec = {
+        "width": 300, "height": 320,
+        "data": [{"name": "runs"}, {"name": "legend", "values": legend}],
+        "marks": [
+            {"type": "symbol", "from": {"data": "runs"}, "encode": {"update": points}},
+            {"type": "rect", "from": {"data": "legend"}, "encode": {"update": swatch}},
+        ],
+    }  # fmt: skip
+    png, _ = snapshot.render(spec, rows, {}, scheme)
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    bg = bytes.fromhex(backgrounds()[scheme][1:])
+    off = {}
+    for i, colour in enumerate(shades):
+        expected = [0.7 * c + 0.3 * b for c, b in zip(bytes.fromhex(colour[1:]), bg, strict=True)]
+        got = image.getpixel((2 * (i * 9 + 4), 2 * 314))
+        if max(abs(g - e) for g, e in zip(got, expected, strict=True)) > 3:
+            off[colour] = (got, [round(e) for e in expected])
+    assert not off, off
