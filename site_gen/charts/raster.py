@@ -37,7 +37,8 @@ def recipe() -> str:
     import PIL
     import vl_convert
 
-    return f"{SCALE}x {COLOURS} octree; vl-convert {vl_convert.__version__}; Pillow {PIL.__version__}"
+    libraries = f"vl-convert {vl_convert.__version__}; Pillow {PIL.__version__}"
+    return f"{SCALE}x {COLOURS} octree, background kept; {libraries}"
 
 
 def rasterize(svg: str) -> bytes:
@@ -45,9 +46,15 @@ def rasterize(svg: str) -> bytes:
     import vl_convert
     from PIL import Image
 
-    image = Image.open(io.BytesIO(vl_convert.svg_to_png(svg, scale=SCALE)))
+    image = Image.open(io.BytesIO(vl_convert.svg_to_png(svg, scale=SCALE))).convert("RGB")
+    cut = image.quantize(COLOURS, method=Image.Quantize.FASTOCTREE)
+    # the octree averages its buckets: the page's white came out 254, a box around the picture; the
+    # background's entry (the corner's) is set back to the background itself
+    palette, at = cut.getpalette() or [], 3 * cut.getpixel((0, 0))
+    palette[at : at + 3] = image.getpixel((0, 0))
+    cut.putpalette(palette)
     out = io.BytesIO()
-    image.convert("RGB").quantize(COLOURS, method=Image.Quantize.FASTOCTREE).save(out, "PNG", optimize=True)
+    cut.save(out, "PNG", optimize=True)
     return out.getvalue()
 
 

@@ -245,13 +245,15 @@ def test_a_semi_transparent_mark_keeps_its_colour_in_the_picture(scheme: str) ->
 
     from tests.site.test_label_contrast import backgrounds
 
-    box = {"x": {"value": 0}, "width": {"value": 100}, "y": {"value": 0}, "height": {"value": 50}}
+    box = {"x": {"value": 0}, "width": {"value": 50}, "y": {"value": 0}, "height": {"value": 50}}
     paint = {"fill": {"value": "#1ddd7a"}, "opacity": {"value": 0.7}}
     mark = {"type": "rect", "from": {"data": "runs"}, "encode": {"update": {**box, **paint}}}
     spec = {"data": [{"name": "runs"}], "width": 100, "height": 50, "marks": [mark]}
     png, _ = snapshot.render(spec, [{"v": 1}], {}, scheme)
-    pixel = Image.open(io.BytesIO(png)).convert("RGBA").getpixel((50, 50))
+    image = Image.open(io.BytesIO(png)).convert("RGBA")
+    pixel = image.getpixel((50, 50))
     bg = bytes.fromhex(backgrounds()[scheme][1:])
+    assert image.getpixel((199, 99)) == (*bg, 255)  # the page's own background, exactly: no box around it
     expected = [0.7 * c + 0.3 * b for c, b in zip(bytes.fromhex("1ddd7a"), bg, strict=True)]
     assert pixel[3] == 255
     assert all(abs(p - e) <= 3 for p, e in zip(pixel[:3], expected, strict=True)), (pixel, expected)
@@ -295,6 +297,9 @@ def test_legend_symbols_keep_their_colours_among_thousands_of_points(scheme: str
     png, _ = snapshot.render(spec, rows, {}, scheme)
     image = Image.open(io.BytesIO(png)).convert("RGB")
     bg = bytes.fromhex(backgrounds()[scheme][1:])
+    # the page's own background, exactly, where nothing is drawn: no box around the picture (the octree
+    # turned white into 254)
+    assert image.getpixel((598, 638)) == tuple(bg)
     off = {}
     for i, colour in enumerate(shades):
         expected = [0.7 * c + 0.3 * b for c, b in zip(bytes.fromhex(colour[1:]), bg, strict=True)]
