@@ -9,9 +9,7 @@ results/kisti alone, so previous and new differ.
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -21,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.site.test_atomic_build import group_gone
+from tests.site.test_atomic_build import kill_alone
 
 ROOT = Path(__file__).resolve().parents[2]
 LLMBENCH = str(Path(sys.executable).parent / "llmbench")
@@ -91,15 +89,8 @@ def test_a_killed_ingest_leaves_the_previous_or_the_new_database_and_no_process(
     proc = ingest(stores["new"], db)
     MOMENTS[moment](proc, db)
     workers = children(proc.pid)
-    os.kill(proc.pid, signal.SIGKILL)  # the ingest alone: its workers must go by themselves
-    proc.wait(timeout=60)
-    for pipe in (proc.stdout, proc.stderr):  # a worker left behind would hold them open
-        if pipe:
-            pipe.close()
-    gone = group_gone(proc.pid)
-    if not gone:
-        os.killpg(proc.pid, signal.SIGKILL)  # end what this test started before failing
-    assert gone, f"left running after the ingest was killed: {workers}"
+    # the ingest alone: its workers must go by themselves
+    assert kill_alone(proc), f"left running after the ingest was killed: {workers}"
     assert db.read_bytes() == before or runs(db) == stores["new_runs"]
     # the next ingest removes what the killed one left (its pid is dead), and succeeds
     again = ingest(stores["new"], db)

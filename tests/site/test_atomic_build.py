@@ -55,6 +55,21 @@ def group_gone(pgid: int, wait_s: float = 10.0) -> bool:
         time.sleep(0.02)
 
 
+def kill_alone(proc: subprocess.Popen[str]) -> bool:
+    """SIGKILL to the process alone, not its group (it then runs no clean-up): True once nothing of its
+    group is left; whatever is left is killed before returning False. Its pipes are closed first: a
+    worker left behind would hold them open."""
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe:
+            pipe.close()
+    gone = group_gone(proc.pid)
+    if not gone:
+        os.killpg(proc.pid, signal.SIGKILL)  # end what the test started before it fails
+    return gone
+
+
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """Results A (fixture, 12 runs) and B (A + 2 runs), each built once: their trees and B's build time."""
@@ -198,12 +213,4 @@ def test_a_build_killed_alone_leaves_no_picture_worker(sites: dict[str, object],
 
     until(started, wait_s=300)
     assert workers, "the build ended without starting the pictures' worker"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-    for pipe in (proc.stdout, proc.stderr):
-        if pipe:
-            pipe.close()
-    gone = group_gone(proc.pid)
-    if not gone:
-        os.killpg(proc.pid, signal.SIGKILL)  # end what this test started before failing
-    assert gone, f"left running after the build was killed: {[_cmdline(w) for w in workers]}"
+    assert kill_alone(proc), f"left running after the build was killed: {[_cmdline(w) for w in workers]}"
