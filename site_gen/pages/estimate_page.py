@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import altair as alt
 
-from bench.contract.estimate_bands import bands, gpus_class, read_table, summary
+from bench.contract.estimate_bands import MAX_MEDIAN, MIN_PAIRS, bands, gpus_class, read_table, summary
 from site_gen import i18n
 from site_gen.charts.vega_compile import compile_spec
 from site_gen.data import dataset
@@ -58,8 +58,14 @@ def _share(x: float) -> str:
     return f"{x:.0%}".replace("%", " %")
 
 
+# A table of this many rows or more is laid out only near the screen (``.lb-lazy-table``, CSS
+# content-visibility): at load, Material's script measures the page several times, and each layout of the
+# page's long tables was a phone's ~80 ms (x4 throttled; Lighthouse mobile 74-80, TBT ~0.9 s).
+LAZY_ROWS = 10
+
+
 def _table(head: list[str], body: list[list[str]], numeric_from: int = 1) -> str:
-    """An HTML table (cells escaped here, once)."""
+    """An HTML table (cells escaped here, once); a long one laid out only near the screen."""
     ths = "".join(f"<th>{html.escape(h)}</th>" for h in head)
     trs = []
     for row in body:
@@ -71,7 +77,11 @@ def _table(head: list[str], body: list[list[str]], numeric_from: int = 1) -> str
         )
         trs.append(f"<tr>{tds}</tr>")
     body_html = "".join(trs)
-    return f"<table><thead><tr>{ths}</tr></thead><tbody>{body_html}</tbody></table>"
+    table = f"<table><thead><tr>{ths}</tr></thead><tbody>{body_html}</tbody></table>"
+    if len(body) < LAZY_ROWS:
+        return table
+    # the rows' count sizes the room it holds until drawn (docs/assets/css/llmbench.css)
+    return f'<div class="lb-lazy-table" style="--lb-rows:{len(body)}">{table}</div>'
 
 
 def summary_table(t: Callable[..., str], first: str, groups: list[tuple[str, dict[str, float]]]) -> str:
@@ -131,7 +141,12 @@ def render(t: Callable[..., str], rows: list[Row]) -> str:
         ]
         for k, b in sorted(cats.items(), key=lambda kv: (kv[1].confidence != "low", kv[0]))
     ]
-    parts += [f'<h2 id="by-category">{html.escape(t("est.by_category"))}</h2>', _table(head, body)]
+    rule = t("est.by_category_note", pairs=MIN_PAIRS, median=_share(MAX_MEDIAN))
+    parts += [
+        f'<h2 id="by-category">{html.escape(t("est.by_category"))}</h2>',
+        f"<p>{html.escape(rule)}</p>",  # once, not on every row of the table (a phone's 128 px rows)
+        _table(head, body),
+    ]
     head = [
         t("est.error"),
         t("est.published"),
@@ -328,6 +343,10 @@ def render_marker(page: Page) -> str:
         "caption": page.site.cat.t("est.chart_caption"),
         "reserve": reserved_height(spec),
     }
+    # a phone opens on the build's picture of it (as the explorer does): Vega evaluating ~1,000 pairs at
+    # load was a phone's second of blocked main thread (Lighthouse mobile 70-76)
+    first = page._first_view({}, frame)
+    chart["picture"] = page._picture("estimate-accuracy", spec, first) if first is not None else None
     # the chart in a filter scope of its own data (the explorer's bar and URL state over the pairs)
     dims = filter_dims()
     chart = page.site.render(

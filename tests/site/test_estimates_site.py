@@ -25,6 +25,7 @@ import yaml
 from bench.contract.estimate_bands import TABLE, band_of
 from bench.contract.resultfile import dump_data
 from site_gen.data import queries, stats
+from site_gen.pages import estimate_page
 from tests.site.conftest import XSS, Watched, build, free_port, serve, write_fixture_results
 from tests.site.test_js_pure import node  # noqa: F401 (the node fixture: calc/estimates.js under node)
 
@@ -368,6 +369,48 @@ def test_accuracy_page_figures_come_from_the_committed_table(
     page.locator(".lb-chart").scroll_into_view_if_needed()
     page.wait_for_function("window.llmbench.charts()[0] && window.llmbench.charts()[0].view")
     assert not watched.errors, watched.errors
+
+
+@pytest.mark.parametrize("width,height", [(390, 844), (1440, 900)])
+def test_accuracy_tables_drawn_only_near_the_screen_are_whole_once_there(
+    browser: object, est_url: str, width: int, height: int
+) -> None:
+    """The long tables (``LAZY_ROWS`` rows or more) skip layout until near the screen (a phone's load was
+    ~0.9 s of blocked main thread); scrolled to, each shows every row: the room it held until then
+    does not clip it, at a phone's width and a desktop's."""
+    watched = Watched(browser, width, height)
+    try:
+        page = watched.open(f"{est_url}/estimates-accuracy.html")
+        tables = page.evaluate(
+            """() => [...document.querySelectorAll("article table")].map((t) => {
+                const lazy = t.closest(".lb-lazy-table");
+                return {rows: t.tBodies[0].rows.length, lazy: !!lazy,
+                        cv: lazy ? getComputedStyle(lazy).contentVisibility : null};
+            })"""
+        )
+        assert tables, "no table on the accuracy page"
+        for t in tables:  # the rule by the table's rows, read from the page (never today's count)
+            assert t["lazy"] == (t["rows"] >= estimate_page.LAZY_ROWS), t
+            assert t["cv"] in (None, "auto"), t
+        assert any(t["lazy"] for t in tables), "the committed table gives no long table to test"
+        for i in range(page.locator(".lb-lazy-table").count()):
+            box = page.locator(".lb-lazy-table").nth(i)
+            box.scroll_into_view_if_needed()
+            page.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            drawn = box.evaluate(
+                """(b) => {
+                    const t = b.querySelector("table"), rows = t.tBodies[0].rows;
+                    const last = rows[rows.length - 1];
+                    const br = b.getBoundingClientRect(), lr = last.getBoundingClientRect();
+                    return {box: br.height, table: t.getBoundingClientRect().height,
+                            lastInside: lr.bottom <= br.bottom + 1, lastHeight: lr.height};
+                }"""
+            )
+            assert drawn["lastHeight"] > 0 and drawn["lastInside"], (i, drawn)
+            assert drawn["box"] >= drawn["table"] - 1, (i, drawn)  # no row cut by the held room
+        assert not watched.errors, watched.errors
+    finally:
+        watched.close()
 
 
 # The (published, estimate) figures of every point the accuracy chart draws (the guide lines have none).

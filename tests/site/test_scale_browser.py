@@ -613,8 +613,9 @@ def test_the_first_charts_pictures_at_100k_runs_are_the_charts_the_page_script_d
                 _live(page)  # drawn live (a sample, where the chart caps its points)
                 assert page.evaluate("window.llmbench.scopes()[0].rows().length") > snapshot.MAX_ROWS, path
                 continue
-            png, served, rows = redrawn_and_served(page, scale_site / "site")
-            assert png == served, f"{path}: the picture is not what the page script's {rows} rows draw"
+            pairs, rows = redrawn_and_served(page, scale_site / "site")
+            for scheme, (png, served) in pairs.items():
+                assert png == served, f"{path}, {scheme}: not the picture the page script's {rows} rows draw"
             assert [s for s in seen if not s.startswith("picture:")] == [] and page.is_hidden(PICTURE)
             pictured += 1
         finally:
