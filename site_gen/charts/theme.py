@@ -4,6 +4,7 @@ for the pictures the build draws of a chart (``site_gen.charts.snapshot``)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
@@ -48,6 +49,26 @@ def vega_config(scheme: str) -> dict[str, Any]:
             "lb-note": {"fill": c["muted"], "fontStyle": "italic"},
         },
     }
+
+
+def _palette(scheme: str) -> list[str]:
+    """What a scheme sets of a picture, in one order: the background, then the text, note and line colours
+    (``vega_config``)."""
+    c = COLOURS[scheme]
+    return [PAGE[scheme], c["fg"], c["muted"], c["line"]]
+
+
+def recoloured(svg: str, source: str, target: str, marks: str) -> str | None:
+    """The SVG Vega draws in scheme ``source``, as it draws it in ``target``: the schemes differ in
+    ``_palette``'s colours only, so the layout is the same and the text of one is the other's with those
+    colours swapped (tests/site/test_picture.py compares it with Vega's own drawing of each scheme).
+    None where ``marks`` (the spec's text less its config, and its rows) names one of the source's
+    colours itself: a mark of that colour must keep it, so the caller draws the target scheme whole."""
+    swap = dict(zip(_palette(source), _palette(target), strict=True))
+    lowered = marks.lower()
+    if len(swap) != len(_palette(source)) or any(c.lower() in lowered for c in swap):
+        return None
+    return re.sub("|".join(map(re.escape, swap)), lambda m: swap[m.group(0)], svg)
 
 
 def script() -> str:
