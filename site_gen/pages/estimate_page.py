@@ -343,8 +343,8 @@ def render_marker(page: Page) -> str:
         "caption": page.site.cat.t("est.chart_caption"),
         "reserve": reserved_height(spec),
     }
-    # a phone opens on the build's picture of it (as the explorer does): Vega evaluating ~1,000 pairs at
-    # load was a phone's second of blocked main thread (Lighthouse mobile 70-76)
+    # a phone shows the build's picture of it (as the explorer does) and loads no Vega until touched: the
+    # chart, within the lazy drawing's reach of a phone's first screen, drew its ~3,000 pairs at load
     first = page._first_view({}, frame)
     chart["picture"] = page._picture("estimate-accuracy", spec, first) if first is not None else None
     # the chart in a filter scope of its own data (the explorer's bar and URL state over the pairs)
