@@ -164,6 +164,25 @@ def _neighbours_table(name: str, rows: list[neighbours.Row], cat: Catalogue) -> 
     return [*lines, ""]
 
 
+def _best_gpus_table(rows: list[neighbours.ModelRow], cat: Catalogue) -> list[str]:
+    """The best GPUs at each precision and workload of a model (``neighbours.model_rows``): what a model
+    page opens on, so that its answer, not a chart drawn at load, fills a phone's first screen."""
+    lines = [f"## {text(cat.t('pages.model_best_title'))}", ""]
+    if not rows:
+        return [*lines, text(cat.t("pages.model_best_none")), ""]
+    lines += [text(cat.t("pages.model_best_intro")), ""]
+    head = [cat.t("pages.col_model_config"), cat.t("pages.col_best_gpu"), cat.t("pages.col_next_gpus")]
+    lines += ["| " + " | ".join(text(h) for h in head) + " |", "|---|---|---|"]
+    for r in rows:
+        first, *rest = r.gpus
+        others = ", ".join(
+            f"{html.escape(n.gpu)} {_card(n, _tps(n.value))} ({n.value / first.value:.2f}×)" for n in rest
+        )
+        mine = f"{html.escape(first.gpu)} {_card(first, _tps(first.value))}"
+        lines.append(f"| {text(f'{r.precision} · {r.workload}')} | {mine} | {others} |")
+    return [*lines, ""]
+
+
 def _entity_page(
     kind: str,
     key: str,
@@ -173,11 +192,14 @@ def _entity_page(
     partners: list[tuple[str, int]] = (),
     best: list[neighbours.Row] | None = None,
     order: dict[str, int] | None = None,
+    best_gpus: list[neighbours.ModelRow] | None = None,
 ) -> str:
     # the whole width for the charts and the table (the page is not in the navigation)
     lines = ["---", "hide: [navigation, toc]", "---", "", f"# {text(name)}", "", *facts, ""]
     if best is not None:  # a GPU page opens on how the GPU compares, then the explorer of its runs
         lines += _neighbours_table(name, best, cat)
+    if best_gpus is not None:  # a model page, on its best GPUs
+        lines += _best_gpus_table(best_gpus, cat)
     lines += _compare_links(name, list(partners), cat, order)
     lines += [
         text(cat.t(f"pages.{kind}_entity_intro")),
@@ -269,5 +291,12 @@ def pages(runs: pd.DataFrame, gpu_info: dict[str, dict], cat: Catalogue | None =
     model_slugs = _slugs(list(models["name"]))
     out.append(GeneratedPage("models/index.md", lambda: _index("model", models, model_slugs, cat)))
     for name, s in model_slugs.items():
-        out.append(GeneratedPage(f"models/{s}.md", lambda n=name: _entity_page("model", "model", n, [], cat)))
+        out.append(
+            GeneratedPage(
+                f"models/{s}.md",
+                lambda n=name: _entity_page(
+                    "model", "model", n, [], cat, best_gpus=neighbours.model_rows(best, n)
+                ),
+            )
+        )
     return out

@@ -1,4 +1,5 @@
-"""What a GPU page opens on: the GPU's best figures beside its neighbours' (issue 26).
+"""What a GPU page opens on: the GPU's best figures beside its neighbours' (issue 26); and what a model
+page opens on: the best GPUs at each precision and workload of the model (``model_rows``).
 
 A neighbour is another GPU with runs of the same model, precision and workload (ISL/OSL): the one
 definition of "comparable" the page states above its table. Per side the best output tokens/s per GPU
@@ -80,3 +81,23 @@ def rows(best: Index, gpu: str, top: int = 8, neighbours: int = 3) -> list[Row]:
         out.append((len(near), Row(model, precision, workload, mine, near[:neighbours])))
     out.sort(key=lambda x: (-x[0], -x[1].mine.value, x[1].model, x[1].precision, x[1].workload))
     return [row for _, row in out[:top]]
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    precision: str
+    workload: str
+    gpus: tuple[Best, ...]  # each GPU's best, best first
+
+
+def model_rows(best: Index, model: str, top: int = 6, gpus: int = 4) -> list[ModelRow]:
+    """The model's precisions and workloads that two GPUs or more ran, most GPUs first (then the higher
+    best figure), at most ``top``; each with its ``gpus`` best GPUs, best first."""
+    out = [
+        ModelRow(precision, workload, sides[:gpus])
+        for (name, precision, workload), sides in best.items()
+        if name == model and len(sides) > 1
+    ]
+    ran = {(r.precision, r.workload): len(best[(model, r.precision, r.workload)]) for r in out}
+    out.sort(key=lambda r: (-ran[(r.precision, r.workload)], -r.gpus[0].value, r.precision, r.workload))
+    return out[:top]

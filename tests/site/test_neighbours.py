@@ -1,6 +1,6 @@
-"""A GPU page opens on its best figures beside its neighbours' (issue 26): site_gen.pages.neighbours on a
-hand-worked frame, and the fixture site's H200 page in a real browser, English and Korean, phone and
-desktop."""
+"""A GPU page opens on its best figures beside its neighbours', a model page on its best GPUs (issue 26):
+site_gen.pages.neighbours on hand-worked frames, and the fixture site's H200 and Llama 3.1 8B pages in a
+real browser, English and Korean, phone and desktop."""
 
 from __future__ import annotations
 
@@ -79,6 +79,63 @@ def test_rows_with_more_neighbours_come_first_and_are_capped() -> None:
     rows = neighbours.rows(neighbours.index(runs), "X", top=1, neighbours=2)
     assert [r.workload for r in rows] == ["2/2"]  # five neighbours beat one
     assert [n.gpu for n in rows[0].neighbours] == ["G4", "G3"]  # best first, two kept
+
+
+def test_a_model_page_lists_the_best_gpus_of_each_precision_and_workload_two_gpus_ran() -> None:
+    """Llama 8B, hand-worked: FP16 2/2 on X (10), Y (20), Z (5) -> three GPUs, so it comes first, Y best;
+    FP16 128/128 on H200 (16,000) and A100 (7,000, 6,250, 5,250 per GPU -> 7,000), the B200 estimate of
+    99,999 no GPU of it; FP8 128/128 on H200 alone -> no row. Capped at two GPUs a row: Z left out."""
+    runs = pd.DataFrame(
+        [
+            _run("h1", "H200", "FP16", "128/128", 16000.0),
+            _run("h2", "H200", "FP8", "128/128", 28000.0),
+            _run("a1", "A100", "FP16", "128/128", 7000.0),
+            _run("a2", "A100", "FP16", "128/128", 6250.0),
+            _run("a4", "A100", "FP16", "128/128", 5250.0),
+            _run("e1", "B200", "FP16", "128/128", 99999.0, kind="modelled"),
+            _run("x", "X", "FP16", "2/2", 10.0),
+            _run("y", "Y", "FP16", "2/2", 20.0),
+            _run("z", "Z", "FP16", "2/2", 5.0),
+        ]
+    )
+    rows = neighbours.model_rows(neighbours.index(runs), "Llama 8B", gpus=2)
+    assert [(r.precision, r.workload) for r in rows] == [("FP16", "2/2"), ("FP16", "128/128")]
+    assert [(b.gpu, b.value, b.run_id) for b in rows[0].gpus] == [("Y", 20.0, "y"), ("X", 10.0, "x")]
+    assert [(b.gpu, b.value, b.run_id) for b in rows[1].gpus] == [
+        ("H200", 16000.0, "h1"),
+        ("A100", 7000.0, "a1"),
+    ]
+    assert neighbours.model_rows(neighbours.index(runs), "Llama 70B") == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["", "ko/"])
+@pytest.mark.parametrize("size", [(390, 844), (1440, 900)])
+def test_the_model_page_opens_on_its_best_gpus(
+    browser: object, fixture_url: str, lang: str, size: tuple[int, int]
+) -> None:
+    """Fixture (tests/site/conftest.py): Llama 3.1 8B FP16 128/128 on H200 at 16,000 per GPU and on A100 at
+    7,000 per GPU (its best: TP 1) -> 7,000 / 16,000 = 0.44x; FP8 ran on H200 alone: no row. The table is
+    the page's first, inside the first screen, the best GPU's figure on the screen, and each figure opens
+    its run card."""
+    w = Watched(browser, *size)
+    try:
+        page = w.open(f"{fixture_url}/{lang}generated/models/llama-3-1-8b.html")
+        table = page.locator("article table").first
+        cells = table.locator("tbody tr").first.locator("td").all_inner_texts()
+        assert cells == ["FP16 · 128/128", "H200 SXM 141GB 16,000", "A100 SXM4 80GB 7,000 (0.44×)"]
+        assert table.locator("tbody tr").count() == 1
+        figure = table.locator("tbody tr").first.locator("td").nth(1).bounding_box()
+        assert figure["x"] + figure["width"] <= size[0], "the best GPU's figure is off the screen"
+        heading = page.locator("article h2").first.inner_text().rstrip("¶")
+        assert heading == ("이 모델에 가장 빠른 GPU" if lang else "Best GPUs for this model")
+        assert table.bounding_box()["y"] < size[1], "the table starts below the first screen"
+        page.locator("article table a").first.click()
+        page.wait_for_function("document.querySelector('.lb-card-fields')", timeout=20_000)
+        assert urlparse(page.url).path.endswith(f"/{lang}runs.html")
+        assert w.errors == [] and w.external == []
+    finally:
+        w.close()
 
 
 @pytest.mark.browser
