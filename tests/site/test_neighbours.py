@@ -23,20 +23,23 @@ def _run(
     }  # fmt: skip
 
 
+# The module docstring's case: H200 at 16,000 per GPU; A100 at 7,000, 6,250 and 5,250 per GPU (TP 1, 2,
+# 4); H200 alone at FP8; an estimate on B200.
+DOCSTRING_CASE = [
+    _run("h1", "H200", "FP16", "128/128", 16000.0),
+    _run("h2", "H200", "FP8", "128/128", 28000.0),
+    _run("a1", "A100", "FP16", "128/128", 7000.0),
+    _run("a2", "A100", "FP16", "128/128", 6250.0),
+    _run("a4", "A100", "FP16", "128/128", 5250.0),
+    _run("e1", "B200", "FP16", "128/128", 99999.0, kind="modelled"),
+]
+
+
 def test_best_per_gpu_beside_the_same_model_precision_and_workload_elsewhere() -> None:
     """The module docstring's case: H200 16,000 per GPU; A100 7,000, 6,250 and 5,250 per GPU (TP 1, 2, 4)
     -> best 7,000. H200's FP8 row has no FP8 neighbour (A100 ran FP16 only): left out, never matched
     across precisions. An estimate (modelled) of 99,999 on B200 is no neighbour."""
-    runs = pd.DataFrame(
-        [
-            _run("h1", "H200", "FP16", "128/128", 16000.0),
-            _run("h2", "H200", "FP8", "128/128", 28000.0),
-            _run("a1", "A100", "FP16", "128/128", 7000.0),
-            _run("a2", "A100", "FP16", "128/128", 6250.0),
-            _run("a4", "A100", "FP16", "128/128", 5250.0),
-            _run("e1", "B200", "FP16", "128/128", 99999.0, kind="modelled"),
-        ]
-    )
+    runs = pd.DataFrame(DOCSTRING_CASE)
     [row] = neighbours.rows(neighbours.index(runs), "H200")
     assert (row.model, row.precision, row.workload) == ("Llama 8B", "FP16", "128/128")
     assert row.mine == neighbours.Best("H200", 16000.0, "h1")
@@ -85,19 +88,12 @@ def test_a_model_page_lists_the_best_gpus_of_each_precision_and_workload_two_gpu
     """Llama 8B, hand-worked: FP16 2/2 on X (10), Y (20), Z (5) -> three GPUs, so it comes first, Y best;
     FP16 128/128 on H200 (16,000) and A100 (7,000, 6,250, 5,250 per GPU -> 7,000), the B200 estimate of
     99,999 no GPU of it; FP8 128/128 on H200 alone -> no row. Capped at two GPUs a row: Z left out."""
-    runs = pd.DataFrame(
-        [
-            _run("h1", "H200", "FP16", "128/128", 16000.0),
-            _run("h2", "H200", "FP8", "128/128", 28000.0),
-            _run("a1", "A100", "FP16", "128/128", 7000.0),
-            _run("a2", "A100", "FP16", "128/128", 6250.0),
-            _run("a4", "A100", "FP16", "128/128", 5250.0),
-            _run("e1", "B200", "FP16", "128/128", 99999.0, kind="modelled"),
-            _run("x", "X", "FP16", "2/2", 10.0),
-            _run("y", "Y", "FP16", "2/2", 20.0),
-            _run("z", "Z", "FP16", "2/2", 5.0),
-        ]
-    )
+    three = [
+        _run("x", "X", "FP16", "2/2", 10.0),
+        _run("y", "Y", "FP16", "2/2", 20.0),
+        _run("z", "Z", "FP16", "2/2", 5.0),
+    ]
+    runs = pd.DataFrame(DOCSTRING_CASE + three)
     rows = neighbours.model_rows(neighbours.index(runs), "Llama 8B", gpus=2)
     assert [(r.precision, r.workload) for r in rows] == [("FP16", "2/2"), ("FP16", "128/128")]
     assert [(b.gpu, b.value, b.run_id) for b in rows[0].gpus] == [("Y", 20.0, "y"), ("X", 10.0, "x")]
@@ -108,56 +104,45 @@ def test_a_model_page_lists_the_best_gpus_of_each_precision_and_workload_two_gpu
     assert neighbours.model_rows(neighbours.index(runs), "Llama 70B") == []
 
 
+# What a GPU page and a model page open on, in the fixture (tests/site/conftest.py): Llama 3.1 8B FP16
+# 128/128 on H200 at 16,000 on one GPU; on A100 at 7,000 (TP 1), 12,500 (TP 2), 21,000 (TP 4) over all
+# GPUs -> 7,000 per GPU. H200's page: 16,000 / 7,000 = 2.29x; the model page: 7,000 / 16,000 = 0.44x.
+# One row each: FP8 and 70B ran on H200 alone, so nothing is matched across precisions or models.
+OPENINGS = {
+    "gpu": (
+        "generated/gpus/h200-sxm-141gb.html",
+        ["Llama 3.1 8B · FP16 · 128/128", "16,000", "A100 SXM4 80GB 7,000 (2.29×)"],
+        ("Best figures beside other GPUs", "다른 GPU와 나란히 본 최고 수치"),
+    ),
+    "model": (
+        "generated/models/llama-3-1-8b.html",
+        ["FP16 · 128/128", "H200 SXM 141GB 16,000", "A100 SXM4 80GB 7,000 (0.44×)"],
+        ("Best GPUs for this model", "이 모델에 가장 빠른 GPU"),
+    ),
+}
+
+
 @pytest.mark.browser
+@pytest.mark.parametrize("kind", sorted(OPENINGS))
 @pytest.mark.parametrize("lang", ["", "ko/"])
 @pytest.mark.parametrize("size", [(390, 844), (1440, 900)])
-def test_the_model_page_opens_on_its_best_gpus(
-    browser: object, fixture_url: str, lang: str, size: tuple[int, int]
+def test_gpu_and_model_pages_open_on_their_answer(
+    browser: object, fixture_url: str, kind: str, lang: str, size: tuple[int, int]
 ) -> None:
-    """Fixture (tests/site/conftest.py): Llama 3.1 8B FP16 128/128 on H200 at 16,000 per GPU and on A100 at
-    7,000 per GPU (its best: TP 1) -> 7,000 / 16,000 = 0.44x; FP8 ran on H200 alone: no row. The table is
-    the page's first, inside the first screen, the best GPU's figure on the screen, and each figure opens
-    its run card."""
+    """The table (``OPENINGS``) is the page's first, inside the first screen, its first figure on the
+    screen, and each figure opens its run card."""
+    path, want, headings = OPENINGS[kind]
     w = Watched(browser, *size)
     try:
-        page = w.open(f"{fixture_url}/{lang}generated/models/llama-3-1-8b.html")
+        page = w.open(f"{fixture_url}/{lang}{path}")
         table = page.locator("article table").first
         cells = table.locator("tbody tr").first.locator("td").all_inner_texts()
-        assert cells == ["FP16 · 128/128", "H200 SXM 141GB 16,000", "A100 SXM4 80GB 7,000 (0.44×)"]
+        assert cells == want
         assert table.locator("tbody tr").count() == 1
         figure = table.locator("tbody tr").first.locator("td").nth(1).bounding_box()
-        assert figure["x"] + figure["width"] <= size[0], "the best GPU's figure is off the screen"
-        heading = page.locator("article h2").first.inner_text().rstrip("¶")
-        assert heading == ("이 모델에 가장 빠른 GPU" if lang else "Best GPUs for this model")
-        assert table.bounding_box()["y"] < size[1], "the table starts below the first screen"
-        page.locator("article table a").first.click()
-        page.wait_for_function("document.querySelector('.lb-card-fields')", timeout=20_000)
-        assert urlparse(page.url).path.endswith(f"/{lang}runs.html")
-        assert w.errors == [] and w.external == []
-    finally:
-        w.close()
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("lang", ["", "ko/"])
-@pytest.mark.parametrize("size", [(390, 844), (1440, 900)])
-def test_the_gpu_page_opens_on_its_figures_beside_other_gpus(
-    browser: object, fixture_url: str, lang: str, size: tuple[int, int]
-) -> None:
-    """Fixture (tests/site/conftest.py): H200 8B FP16 128/128 at 16,000 on one GPU; A100 at 7,000 (TP 1),
-    12,500 (TP 2), 21,000 (TP 4) over all GPUs -> 7,000 per GPU; 16,000 / 7,000 = 2.29x. The table is the
-    first thing after the GPU's facts, inside the first screen, and each figure opens its run card."""
-    w = Watched(browser, *size)
-    try:
-        page = w.open(f"{fixture_url}/{lang}generated/gpus/h200-sxm-141gb.html")
-        table = page.locator("article table").first
-        cells = table.locator("tbody tr").first.locator("td").all_inner_texts()
-        assert cells == ["Llama 3.1 8B · FP16 · 128/128", "16,000", "A100 SXM4 80GB 7,000 (2.29×)"]
-        figure = table.locator("tbody tr").first.locator("td").nth(1).bounding_box()
-        assert figure["x"] + figure["width"] <= size[0], "the GPU's own figure is off the screen"
-        assert table.locator("tbody tr").count() == 1  # FP8 and 70B: no neighbour at the same precision
+        assert figure["x"] + figure["width"] <= size[0], "the first figure is off the screen"
         heading = page.locator("article h2").first.inner_text().rstrip("¶")  # toc permalink
-        assert heading == ("다른 GPU와 나란히 본 최고 수치" if lang else "Best figures beside other GPUs")
+        assert heading == headings[1 if lang else 0]
         top = table.bounding_box()["y"]
         assert top < size[1], f"the table starts at {top} px, below the first screen"
         page.locator("article table a").first.click()
