@@ -575,14 +575,16 @@ class Page:
             }
         )
 
-    def _parts(self, mk: Marker, frame: pd.DataFrame) -> dict[str, Any]:
-        """Every run of each GPU of ``frame`` in a file of its own, for the page script's every run of the
-        GPUs a filter names (data/runs.js): {dim: "gpu", files: {GPU: file}, order: {GPU: its sort value}},
-        ``order`` placing a GPU not loaded in the filter's list as every run would."""
+    def _parts(self, mk: Marker, frame: pd.DataFrame, dim: str = "gpu") -> dict[str, Any]:
+        """Every run of each value of ``dim`` (GPU or model) in ``frame`` in a file of its own, for the page
+        script's every run of the values a filter names (data/runs.js): {dim, files: {value: file},
+        order: {value: its sort value}}, ``order`` placing a value not loaded in the filter's list as every
+        run would."""
+        d = dimension(dim)
         return {
-            "dim": "gpu",
-            "files": self._gpu_files(mk, frame),
-            "order": _sort_values(frame, "gpu", "gpu_order"),
+            "dim": dim,
+            "files": self._value_files(mk, frame, dim),
+            "order": _sort_values(frame, d.column, d.sort_column),
         }
 
     def _summary_files(
@@ -611,9 +613,9 @@ class Page:
         """A view's first view at scale: every run of its opening selection (``defaults``), as the
         placeholder's ``data-lb-summary`` JSON {src, key, runs, cells, dims: [], slice: true}. Exact (the
         rows every run gives there, in the same order), so the charts and the count line are the same;
-        any other selection loads every run, or, on a view page opening on a GPU, every run of the GPUs it
-        names (``parts``). "" below ``dataset.SUMMARY_FROM_RUNS`` runs, or where the selection is most of
-        the runs (a view opening on every run)."""
+        any other selection loads every run, or, on a view page opening on a GPU (else on a model), every
+        run of the GPUs (models) it names (``parts``). "" below ``dataset.SUMMARY_FROM_RUNS`` runs, or
+        where the selection is most of the runs (a view opening on every run)."""
         if len(sub) < dataset.SUMMARY_FROM_RUNS or not defaults:
             return ""
         slices = self.site.shared.setdefault("slices", {})  # one file per selection, for every language
@@ -630,10 +632,11 @@ class Page:
             return ""
         src = self._rel(f"{DATA_DIR}/{dataset.data_name(key)}")
         first = {"src": src, "key": key, "runs": len(sub), "cells": cells, "dims": [], "slice": True}
-        if "gpu" in defaults and not mk.filters:
-            # a view opening on a GPU: a change of another filter loads every run of that GPU only (the
-            # files of the GPU pages, which ask for the same runs: no file more)
-            first["parts"] = self._parts(mk, sub)
+        opens_on = next((dim for dim in ("gpu", "model") if dim in defaults), None)
+        if opens_on and not mk.filters:
+            # a view opening on a GPU (else on a model): a change of another filter loads every run of
+            # that GPU (model) only, the file its GPU (model) page loads: no file more
+            first["parts"] = self._parts(mk, sub, opens_on)
         return json.dumps(first)
 
     def _render_compare(self, mk: Marker) -> str:
@@ -696,17 +699,18 @@ class Page:
         key = combos[which]
         return {
             "combos": {"src": self._rel(f"{DATA_DIR}/{dataset.data_name(key)}"), "key": key},
-            "gpus": self._gpu_files(mk, sub),
+            "gpus": self._value_files(mk, sub),
         }
 
-    def _gpu_files(self, mk: Marker, frame: pd.DataFrame) -> dict[str, dict[str, str]]:
-        """Each GPU of ``frame`` with the data file of the marker's runs on it ({GPU: {src, key}}, by name;
-        ``_data_key``, so with their estimates on a page that takes them): at scale, compare and the
-        explorer's "every run" load the GPUs they show, not every run. A GPU page asking for the same runs
-        shares the file, and so do compare and the explorer (both take estimates)."""
-        gpus = distinct_text(frame["gpu"])
-        keys = {g: self._data_key([{**mk.filters, "gpu": [g]}]) for g in gpus}
-        return {g: {"src": self._srcs(k), "key": k} for g, k in keys.items()}
+    def _value_files(self, mk: Marker, frame: pd.DataFrame, dim: str = "gpu") -> dict[str, dict[str, str]]:
+        """Each value of ``dim`` (GPU or model) in ``frame`` with the data file of the marker's runs of it
+        ({value: {src, key}}, by name; ``_data_key``, so with their estimates on a page that takes them): at
+        scale, compare, the views and the explorer's "every run" load the GPUs or the model they show, not
+        every run. A GPU or model page asking for the same runs shares the file, and so do compare and the
+        explorer (both take estimates)."""
+        values = distinct_text(frame[dimension(dim).column])
+        keys = {v: self._data_key([{**mk.filters, dim: [v]}]) for v in values}
+        return {v: {"src": self._srcs(k), "key": k} for v, k in keys.items()}
 
     def _render_runcard(self, mk: Marker) -> str:
         """The run card of the run named after the '#' of the page's URL, from the card partition holding
@@ -839,11 +843,11 @@ def reserved_height(spec: str) -> int | None:
     return height + CHART_CHROME_PX if isinstance(height, int | float) else None
 
 
-def _sort_values(frame: pd.DataFrame, column: str, sort_column: str) -> dict[str, Any]:
+def _sort_values(frame: pd.DataFrame, column: str, sort_column: str | None) -> dict[str, Any]:
     """Each value of ``column`` with the ``sort_column`` of its first row (as the page script orders a
-    filter's options: crossfilter.valueCodes); None where there is none."""
+    filter's options: crossfilter.valueCodes); None where there is none (the options sort by text)."""
     first = frame.dropna(subset=[column]).drop_duplicates(column)
-    orders = first[sort_column] if sort_column in first else [None] * len(first)
+    orders = first[sort_column] if sort_column and sort_column in first else [None] * len(first)
     return {
         js_text(v): None if o is None or o != o else int(o)
         for v, o in zip(first[column], orders, strict=True)

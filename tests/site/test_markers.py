@@ -96,7 +96,8 @@ def test_architecture_doc_lists_every_filter_dimension() -> None:
     ],
 )
 def test_distinct_text_is_every_rows_text_deduplicated(values: list, dtype: str) -> None:
-    """The build's GPU list of a page (``Page._gpu_files``) comes from a column's unique values; it must be
-    what turning every row to text and deduplicating gives (the way it was computed before, row by row)."""
+    """The build's GPU or model list of a page (``Page._value_files``) comes from a column's unique
+    values; it must be what turning every row to text and deduplicating gives (the way it was computed
+    before, row by row)."""
     column = pd.Series(values, dtype=dtype)
     assert distinct_text(column) == sorted(set(column.dropna().astype(str)))

@@ -254,16 +254,17 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
 GPUS_SQL = "SELECT DISTINCT gpu FROM runs WHERE gpu IS NOT NULL"
 
 
-def part_file(page: Any, gpu: str) -> set[str]:
-    """The names of the data file(s) holding every run of ``gpu`` (data-lb-summary's parts)."""
+def part_file(page: Any, value: str) -> set[str]:
+    """The names of the data file(s) holding every run of ``value`` (data-lb-summary's parts)."""
     parts = page.evaluate("JSON.parse(document.querySelector('.lb-scope').dataset.lbSummary).parts.files")
-    return {Path(p).name for p in parts[gpu]["src"].split()}
+    return {Path(p).name for p in parts[value]["src"].split()}
 
 
-def loaded_only(page: Any, detail: set[str], *gpus: str) -> bool:
-    """Whether the page has fetched the files of every run of ``gpus`` and none of every run's."""
+def loaded_only(page: Any, detail: set[str], *values: str) -> bool:
+    """Whether the page has fetched the files of every run of ``values`` (GPUs or a model: the parts' own
+    dimension) and none of every run's."""
     fetched = set(page.evaluate(FETCHED))
-    return all(part_file(page, g) <= fetched for g in gpus) and not detail & fetched
+    return all(part_file(page, v) <= fetched for v in values) and not detail & fetched
 
 
 def gpu_counts(page: Any) -> dict[str, str]:
@@ -455,9 +456,9 @@ def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
 ) -> None:
     """A view opens on every run of its opening selection (a file of those runs, not every run): the
     rows its charts draw are DuckDB's runs of that selection, the count line is the one every run gives;
-    a filter then loads every run (every run of its GPU, where the view opens on one), and every run at
-    the opening selection gives the same rows in the same order. A guide page's several views each open
-    on their own selection."""
+    a filter then loads every run of its GPU, where the view opens on one, else of its model (never every
+    run), and every run at the opening selection gives the same rows in the same order. A guide page's
+    several views each open on their own selection."""
     ((total,),) = query(scale_site, "SELECT count(*) FROM runs")
     watched = Watched(browser, 1440, 900)
     try:
@@ -475,14 +476,30 @@ def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
         fetched = page.evaluate(FETCHED)
         assert not detail & set(fetched) and any(n.startswith("slice.") for n in fetched)
         page.screenshot(path=str(SHOTS / "view-1440.png"))
-        # a filter's button: every run loaded, that filter opened; at the opening selection the same rows
+        # a filter's button: every run of the view's model loaded (it opens on one model and no GPU), not
+        # every run, that filter opened; at the opening selection the same rows; another GPU gives DuckDB's
+        # runs of it with that model
+        (model,) = opening["model"]
         page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')
         page.wait_for_function(f"!{scope}.showingSummary()", timeout=SLOW_MS)
         page.evaluate(f"{scope}.everyRun()")
         page.wait_for_selector('.lb-filter[data-dim="gpu"] .lb-filter-button[aria-expanded="true"]')
-        assert detail <= set(page.evaluate(FETCHED))
+        assert loaded_only(page, detail, model)
         assert page.evaluate(f"{scope}.rows().map((r) => r.run_id)") == first
         assert page.text_content(".lb-count") == f"{len(want):,} of {total:,} runs"
+        page.keyboard.press("Escape")
+        shown = set(opening.get("gpu") or [])
+        other = next(
+            g
+            for (g,) in query(
+                scale_site, "SELECT DISTINCT gpu FROM runs WHERE model_name = ? ORDER BY 1", [model]
+            )
+            if g not in shown
+        )
+        choose(page, "gpu", other)
+        runs = query(scale_site, *selection_sql({**opening, "gpu": [other]}))
+        assert page.text_content(".lb-count") == f"{len(runs):,} of {total:,} runs"
+        assert loaded_only(page, detail, model)
 
         # a view opening on one GPU: a filter's button loads every run of that GPU (its file), not every
         # run; another value of the filter gives DuckDB's runs of it on that GPU
