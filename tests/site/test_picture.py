@@ -267,9 +267,8 @@ def test_the_other_scheme_is_vegas_own_drawing_of_it(fill: str) -> None:
     rows = pd.DataFrame({"v": [1.0, 2.0, 3.0], "g": ["a", "b", "a"]})
     drawn = snapshot.picture(f"recolour-{fill[1:]}", json.dumps(spec), rows, i18n.load(i18n.DEFAULT))
     assert drawn is not None
-    records = [{"v": 1.0, "g": "a"}, {"v": 2.0, "g": "b"}, {"v": 3.0, "g": "a"}]
     for scheme in theme.SCHEMES:
-        whole, _ = snapshot.render(spec, records, {}, scheme)
+        whole, _ = snapshot.render(spec, rows.to_dict("records"), {}, scheme)
         assert drawn.files[drawn.name(scheme)].result() == whole, scheme
 
 
