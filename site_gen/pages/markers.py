@@ -487,7 +487,7 @@ class Page:
         if box := self._empty(mk, sub, self.site.cat.messages.get(f"views.{view.name}.title", view.title)):
             return box
         defaults = view.defaults(sub)
-        summary = self._slice(mk, sub, defaults)
+        summary = self._slice(mk, sub, defaults, view.single)
         # the first view: the opening selection's own file at scale (``_slice``), else the page's data
         opening = {**mk.filters, **defaults}
         first = (
@@ -609,13 +609,14 @@ class Page:
             )
         return key, len(best), more, best
 
-    def _slice(self, mk: Marker, sub: pd.DataFrame, defaults: Filters) -> str:
+    def _slice(self, mk: Marker, sub: pd.DataFrame, defaults: Filters, single: tuple[str, ...] = ()) -> str:
         """A view's first view at scale: every run of its opening selection (``defaults``), as the
         placeholder's ``data-lb-summary`` JSON {src, key, runs, cells, dims: [], slice: true}. Exact (the
         rows every run gives there, in the same order), so the charts and the count line are the same;
-        any other selection loads every run, or, on a view page opening on a GPU (else on a model), every
-        run of the GPUs (models) it names (``parts``). "" below ``dataset.SUMMARY_FROM_RUNS`` runs, or
-        where the selection is most of the runs (a view opening on every run)."""
+        any other selection loads every run, or, on a view page whose model is one choice (``single``),
+        every run of that model, else on one opening on a GPU, every run of the GPUs it names
+        (``parts``). "" below ``dataset.SUMMARY_FROM_RUNS`` runs, or where the selection is most of the
+        runs (a view opening on every run)."""
         if len(sub) < dataset.SUMMARY_FROM_RUNS or not defaults:
             return ""
         slices = self.site.shared.setdefault("slices", {})  # one file per selection, for every language
@@ -632,10 +633,14 @@ class Page:
             return ""
         src = self._rel(f"{DATA_DIR}/{dataset.data_name(key)}")
         first = {"src": src, "key": key, "runs": len(sub), "cells": cells, "dims": [], "slice": True}
-        opens_on = next((dim for dim in ("gpu", "model") if dim in defaults), None)
+        # a view whose model is one choice (a radio button, ``single``) opens on a model, and every state
+        # of it names one: a change of another filter loads every run of that model only, the file its
+        # model page loads (no file more). Else a view opening on a GPU loads the GPUs its filter names
+        # (every run once it names none).
+        opens_on = (
+            "model" if "model" in single and "model" in defaults else "gpu" if "gpu" in defaults else None
+        )
         if opens_on and not mk.filters:
-            # a view opening on a GPU (else on a model): a change of another filter loads every run of
-            # that GPU (model) only, the file its GPU (model) page loads: no file more
             first["parts"] = self._parts(mk, sub, opens_on)
         return json.dumps(first)
 

@@ -456,9 +456,10 @@ def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
 ) -> None:
     """A view opens on every run of its opening selection (a file of those runs, not every run): the
     rows its charts draw are DuckDB's runs of that selection, the count line is the one every run gives;
-    a filter then loads every run of its GPU, where the view opens on one, else of its model (never every
-    run), and every run at the opening selection gives the same rows in the same order. A guide page's
-    several views each open on their own selection."""
+    a filter then loads every run of its model where the model is one choice (a radio button: every
+    state names one), else of its GPU where it opens on one, never every run, and every run at the
+    opening selection gives the same rows in the same order. A guide page's several views each open on
+    their own selection."""
     ((total,),) = query(scale_site, "SELECT count(*) FROM runs")
     watched = Watched(browser, 1440, 900)
     try:
@@ -476,8 +477,8 @@ def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
         fetched = page.evaluate(FETCHED)
         assert not detail & set(fetched) and any(n.startswith("slice.") for n in fetched)
         page.screenshot(path=str(SHOTS / "view-1440.png"))
-        # a filter's button: every run of the view's model loaded (it opens on one model and no GPU), not
-        # every run, that filter opened; at the opening selection the same rows; another GPU gives DuckDB's
+        # a filter's button: every run of the view's model loaded (its model is one choice), not every
+        # run, that filter opened; at the opening selection the same rows; another GPU gives DuckDB's
         # runs of it with that model
         (model,) = opening["model"]
         page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')
@@ -501,9 +502,10 @@ def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
         assert page.text_content(".lb-count") == f"{len(runs):,} of {total:,} runs"
         assert loaded_only(page, detail, model)
 
-        # a view opening on one GPU: a filter's button loads every run of that GPU (its file), not every
-        # run; another value of the filter gives DuckDB's runs of it on that GPU
-        page.goto(f"{scale_url}/generated/views/precision-uplift.html", wait_until="commit")
+        # a view opening on one GPU, its model a choice of several: a filter's button loads every run of
+        # that GPU (its file), not every run; another value of the filter gives DuckDB's runs of it on
+        # that GPU
+        page.goto(f"{scale_url}/generated/views/tp-vs-pp.html", wait_until="commit")
         page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
         opening = page.evaluate(DEFAULTS)
         (gpu,) = opening["gpu"]
@@ -523,8 +525,9 @@ def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
             )
             if [p] != opening.get("precision")
         )
-        choose(page, "precision", other)
-        runs = query(scale_site, *selection_sql({**opening, "precision": [other]}))
+        choose(page, "precision", other)  # ticked beside the opening's (a check box)
+        chosen = [*opening.get("precision", []), other]
+        runs = query(scale_site, *selection_sql({**opening, "precision": chosen}))
         assert page.text_content(".lb-count") == f"{len(runs):,} of {total:,} runs"
         assert loaded_only(page, detail, gpu)
 
