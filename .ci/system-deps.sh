@@ -15,6 +15,8 @@ command -v chromium >/dev/null || command -v google-chrome >/dev/null || command
 # A Korean font: the /ko/ pages' first-render checks measure real glyphs, not empty boxes (the site
 # ships no web font; a reader's system has one).
 fc-list :lang=ko 2>/dev/null | grep -q . || need+=(fonts-noto-cjk)
+# DejaVu Sans: a chart's value labels are checked against its real glyph widths (tests/site/test_views.py)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 # slurm-wlm and munge (Debian main; Ubuntu universe, on GitHub's runner by default). Their daemons live
 # in /usr/sbin, which a non-root user's PATH on Debian lacks: look there too (the fixture does).
 has() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ]; }

@@ -374,6 +374,12 @@ def best_y(ctx: ChartContext) -> alt.Y:
     return alt.Y("best:Q", title=title(ctx, [BEST_SHORT, "of the selected runs"], BEST_SHORT))
 
 
+# Whether a bar's value, written at 10 px, fits the bar's step on x (its band and the gap of Vega-Lite's
+# default inner padding, 0.1 of the step): 6.4 px a character, a digit of DejaVu Sans (Linux's sans-serif
+# and the widest of the usual system fonts; a comma is half that).
+VALUE_FITS = "6.4 * length(format(datum.best, ',.0f')) <= bandwidth('x') / 0.9"
+
+
 def generational_uplift(ctx: ChartContext) -> alt.LayerChart:
     """Bars per GPU, oldest generation first: the best per-GPU output throughput of the selected runs,
     its value above each bar."""
@@ -388,7 +394,10 @@ def generational_uplift(ctx: ChartContext) -> alt.LayerChart:
         )
     )
     values = bars.mark_text(baseline="bottom", dy=-2, fontSize=10).encode(
-        text=alt.Text("best:Q", format=",.0f")
+        text=alt.Text("best:Q", format=",.0f"),
+        # a value wider than its bar's step is left out (its bar's tooltip has it): at 22 GPUs on a
+        # phone the values ran into each other, one unreadable line of digits
+        opacity=alt.condition(VALUE_FITS, alt.value(1), alt.value(0)),
     )
     # the value in the page's text colour, not the bar's: H100's green was 1.8:1 on white, several GPU
     # colours under 4.5:1 on the dark theme (tests/site/test_label_contrast.py); the bar below says which GPU
