@@ -48,7 +48,7 @@ def test_a_bars_value_is_written_only_where_it_fits_beside_the_next(bars: int) -
     alternate V100 PCIe's and H200's best on Llama 3.1 8B FP16 128/128 (1,918 and 16,660): every value
     it shows fits its bar's step (320 / bars px: a band scale of Vega-Lite's default paddings) as DejaVu
     Sans at 10 px measures it, so no two run into each other (at 22 GPUs every value ran into the next);
-    a value with 4 px to spare is shown; at 6 GPUs, today's widest, every value is."""
+    a value with 4 px to spare is shown; at 6 GPUs (a step of 53 px) every value is."""
     import vl_convert
     from PIL import ImageFont
 
