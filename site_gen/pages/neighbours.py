@@ -94,10 +94,9 @@ def model_rows(best: Index, model: str, top: int = 6, gpus: int = 4) -> list[Mod
     """The model's precisions and workloads that two GPUs or more ran, most GPUs first (then the higher
     best figure), at most ``top``; each with its ``gpus`` best GPUs, best first."""
     out = [
-        ModelRow(precision, workload, sides[:gpus])
+        (len(sides), ModelRow(precision, workload, sides[:gpus]))
         for (name, precision, workload), sides in best.items()
         if name == model and len(sides) > 1
     ]
-    ran = {(r.precision, r.workload): len(best[(model, r.precision, r.workload)]) for r in out}
-    out.sort(key=lambda r: (-ran[(r.precision, r.workload)], -r.gpus[0].value, r.precision, r.workload))
-    return out[:top]
+    out.sort(key=lambda x: (-x[0], -x[1].gpus[0].value, x[1].precision, x[1].workload))
+    return [row for _, row in out[:top]]
