@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from site_gen.charts import raster
+from site_gen.charts.specs import JITTER, JITTER_STEPS
 from site_gen.charts.theme import PAGE, SCHEMES, recoloured, vega_config
 
 if TYPE_CHECKING:
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 WIDTH = 320
 PHONE = "(max-width: 28em)"  # the screens that get the picture (448 px at the default font size)
 GOLDEN = 0.6180339887498949  # the page script's sideways offset step (payload.js)
-JITTER = "lb_jitter"
 # Rows above which no picture is drawn: the build's time (vl-convert draws and rasterises ~4,000 points in
 # about a second per scheme) and the bytes stay bounded whatever the data; a chart of more shows live.
 MAX_ROWS = 5_000
@@ -70,8 +70,10 @@ class Picture:
 
 def with_jitter(rows: pd.DataFrame, places: Any) -> pd.DataFrame:
     """The rows with the page script's ``lb_jitter``: each row's place in its data file (``places``, the
-    parts before it counted) times the golden ratio, modulo 1 (docs/assets/js/data/payload.js)."""
-    return rows.assign(**{JITTER: (np.asarray(places, dtype=float) * GOLDEN) % 1})
+    parts before it counted) times the golden ratio, modulo 1, in whole steps of ``JITTER_STEPS``
+    (docs/assets/js/data/payload.js)."""
+    fraction = (np.asarray(places, dtype=float) * GOLDEN) % 1
+    return rows.assign(**{JITTER: np.floor(fraction * JITTER_STEPS).astype(np.int64)})
 
 
 def _records(rows: pd.DataFrame) -> list[dict[str, Any]]:

@@ -238,9 +238,12 @@ def _has_per_gpu(chart: alt.Chart) -> alt.Chart:
     return chart.transform_filter("isValid(datum.output_tps_per_gpu)")
 
 
-# A number in [0, 1) per row that the page script adds once when it decodes the data (spread evenly,
-# stable): a point keeps its sideways offset across filter changes, and no chart recomputes it.
+# A whole number in [0, JITTER_STEPS) per row that the page script adds once when it decodes the data
+# (spread evenly, stable): a point keeps its sideways offset across filter changes, and no chart
+# recomputes it. Whole, not a fraction of 1: V8 keeps a small integer in the row itself, where a
+# fraction is a 12-byte number object of its own (12 MB at a million rows).
 JITTER = "lb_jitter"
+JITTER_STEPS = 1000
 MAX_POINTS = 5000  # above this many selected runs, views/chart.js draws an even sample and says so
 
 
@@ -270,7 +273,9 @@ def _per_run(ctx: ChartContext, x: alt.X) -> alt.Chart:
             x=x,
             # sort given: otherwise Vega-Lite sorts an offset by the colour's domain, a per-row formula
             # comparing lb_jitter with every GPU name on each insert
-            xOffset=alt.XOffset(f"{JITTER}:Q", scale=alt.Scale(domain=[0, 1]), sort="ascending", title=None),
+            xOffset=alt.XOffset(
+                f"{JITTER}:Q", scale=alt.Scale(domain=[0, JITTER_STEPS]), sort="ascending", title=None
+            ),
             y=metric("output_tps_per_gpu", log=True),
             color=gpu_color(ctx),
             # estimates (source_kind modelled, explorer pages only) are hollow rings: the stroke keeps the

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, urlencode
 import pandas as pd
 import pytest
 
-from site_gen.charts import latency_views
+from site_gen.charts import latency_views, snapshot
 from site_gen.data import dimensions
 from site_gen.pages import compare
 
@@ -185,6 +185,25 @@ def test_option_counts_are_each_dimension_under_the_other_filters(node: Node) ->
     assert _filter(node, {"tpot_max": ["25"]})["missing"] == 1
 
 
+WIDE = """(m, n) => {
+  const rows = Array.from({ length: n }, (_, i) => ({ v: i, w: i % 3 }));
+  const ix = m.createIndex(rows, [{ key: "v", column: "v", numeric: true }, { key: "w", column: "w" }], []);
+  const last = ix.filter({ v: [String(n - 1)] }), first = ix.filter({ v: ["0"] }), all = ix.filter({});
+  return { last: last.rows.map((r) => r.v), first: first.rows.map((r) => r.v), w: last.counts.w,
+    counted: Array.from(all.counts.v).every((c) => c === 1), values: ix.values.v.length };
+}"""
+
+
+@pytest.mark.parametrize("n", [127, 128, 129, 300, 32_767, 32_768, 70_000])
+def test_a_dimension_of_many_values_filters_and_counts_its_last_value(node: Node, n: int) -> None:
+    """A dimension's codes are kept in the narrowest integer array that holds them (8, 16 or 32 bits):
+    at the widths' edges, its last value is still found and counted (a code wrapped past the array's
+    range would read as "no value")."""
+    (got,) = node([["data/crossfilter.js", WIDE, [n]]])
+    assert got["last"] == [n - 1] and got["first"] == [0] and got["values"] == n and got["counted"]
+    assert got["w"] == [int((n - 1) % 3 == k) for k in range(3)]
+
+
 @pytest.mark.parametrize(
     "state",
     [
@@ -323,7 +342,9 @@ def test_data_files_decode_to_their_frames_rows_and_are_fetched_once(node: Node)
     (got,) = node([["data/payload.js", PAYLOAD_JOB, [files]]])
     want = json.loads(frame.to_json(orient="records"))
     assert [{k: r[k] for k in frame.columns} for r in got["joined"]] == want
-    assert [r["lb_jitter"] for r in got["joined"]] == [(i * 0.6180339887498949) % 1 for i in range(5)]
+    # the live chart's sideways offsets are the picture's (snapshot.with_jitter), the parts counted on
+    jitter = snapshot.with_jitter(frame, range(5))["lb_jitter"].tolist()
+    assert [r["lb_jitter"] for r in got["joined"]] == jitter
     assert got["keys"] == [",".join([*frame.columns, "lb_jitter"])] * 5  # every row the same fields, in order
     assert got["same"] and got["reused"] and got["fetched"] == [*files, "nowhere.json"]
     assert got["missing"] == "could not load the page data nowhere.json (HTTP 404)"

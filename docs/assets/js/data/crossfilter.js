@@ -52,8 +52,16 @@ export function valueCodes(rows, dim, known = []) {
   });
   const rank = new Int32Array(keys.length);
   perm.forEach((id, r) => (rank[id] = r));
-  for (let i = 0; i < codes.length; i++) if (codes[i] >= 0) codes[i] = rank[codes[i]];
-  return { values: perm.map((id) => keys[id]), codes };
+  // Kept in the narrowest array that holds them (a dimension has a few dozen values, a row a code in
+  // each): at a million runs, 11 dimensions' codes take 11 MB in bytes, not 44 MB in 32-bit integers.
+  const out = new (narrowest(keys.length))(codes.length);
+  for (let i = 0; i < codes.length; i++) out[i] = codes[i] >= 0 ? rank[codes[i]] : -1;
+  return { values: perm.map((id) => keys[id]), codes: out };
+}
+
+/** The smallest signed integer array holding the codes 0 .. n - 1 and -1 (no value). */
+export function narrowest(n) {
+  return n <= 0x7f ? Int8Array : n <= 0x7fff ? Int16Array : Int32Array;
 }
 
 /** The rows indexed once for a filter bar: each dimension's values and row codes, each limit's figures.
