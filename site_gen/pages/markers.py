@@ -487,7 +487,7 @@ class Page:
         if box := self._empty(mk, sub, self.site.cat.messages.get(f"views.{view.name}.title", view.title)):
             return box
         defaults = view.defaults(sub)
-        summary = self._slice(mk, sub, defaults, view.single)
+        summary = self._slice(mk, sub, defaults, view.single, view.filters)
         # the first view: the opening selection's own file at scale (``_slice``), else the page's data
         opening = {**mk.filters, **defaults}
         first = (
@@ -553,7 +553,9 @@ class Page:
         exactly (the best run of each H200 cell is the best run of that cell) without loading every run.
         ``more``: {dimension: {counts, values: {value text: file}}} for each other dimension the summary
         takes a filter on (``dataset.summary_by``); a file is {src, key}. ``parts`` (``_parts``): every
-        run of each GPU of ``shown`` (the runs and the estimates the explorer shows) in a file of its own."""
+        run of each GPU of ``shown`` (the runs and the estimates the explorer shows) in a file of its own,
+        then of each model: "every run" with GPUs chosen loads theirs, with no GPU but models chosen the
+        models' (data/runs.js)."""
         if mk.filters or len(sub) < dataset.SUMMARY_FROM_RUNS:
             return ""
         if "summary" not in self.site.shared:
@@ -571,7 +573,7 @@ class Page:
                     dim: {"counts": file(c), "values": {v: file(k) for v, k in values.items()}}
                     for dim, (c, values) in more.items()
                 },
-                "parts": self._parts(mk, shown),
+                "parts": [self._parts(mk, shown, "gpu"), self._parts(mk, shown, "model")],
             }
         )
 
@@ -609,14 +611,22 @@ class Page:
             )
         return key, len(best), more, best
 
-    def _slice(self, mk: Marker, sub: pd.DataFrame, defaults: Filters, single: tuple[str, ...] = ()) -> str:
+    def _slice(
+        self,
+        mk: Marker,
+        sub: pd.DataFrame,
+        defaults: Filters,
+        single: tuple[str, ...] = (),
+        filters: tuple[str, ...] = (),
+    ) -> str:
         """A view's first view at scale: every run of its opening selection (``defaults``), as the
-        placeholder's ``data-lb-summary`` JSON {src, key, runs, cells, dims: [], slice: true}. Exact (the
-        rows every run gives there, in the same order), so the charts and the count line are the same;
-        any other selection loads every run, or, on a view page whose model is one choice (``single``),
-        every run of that model, else on one opening on a GPU, every run of the GPUs it names
-        (``parts``). "" below ``dataset.SUMMARY_FROM_RUNS`` runs, or where the selection is most of the
-        runs (a view opening on every run)."""
+        placeholder's ``data-lb-summary`` JSON {src, key, runs, cells, dims: [], slice: true, parts?}.
+        Exact (the rows every run gives there, in the same order), so the charts and the count line are
+        the same; any other selection loads every run of the GPUs it names, or with no GPU named the models
+        it names, or, on a view page whose model is one choice (``single``), every run of that model
+        (``parts``, of the view's filter dimensions ``filters``); every run where it names neither. ""
+        below ``dataset.SUMMARY_FROM_RUNS`` runs, or where the selection is most of the runs (a view
+        opening on every run)."""
         if len(sub) < dataset.SUMMARY_FROM_RUNS or not defaults:
             return ""
         slices = self.site.shared.setdefault("slices", {})  # one file per selection, for every language
@@ -633,15 +643,15 @@ class Page:
             return ""
         src = self._rel(f"{DATA_DIR}/{dataset.data_name(key)}")
         first = {"src": src, "key": key, "runs": len(sub), "cells": cells, "dims": [], "slice": True}
-        # a view whose model is one choice (a radio button, ``single``) opens on a model, and every state
-        # of it names one: a change of another filter loads every run of that model only, the file its
-        # model page loads (no file more). Else a view opening on a GPU loads the GPUs its filter names
-        # (every run once it names none).
-        opens_on = (
-            "model" if "model" in single and "model" in defaults else "gpu" if "gpu" in defaults else None
-        )
-        if opens_on and not mk.filters:
-            first["parts"] = self._parts(mk, sub, opens_on)
+        # Where a change loads from (data/runs.js: the first part a state names serves it), the files the
+        # GPU and model pages load (no file more). A view whose model is one choice (a radio button,
+        # ``single``) opens on a model, and every state of it names one: every run of that model. Else the
+        # GPUs a state names, or, where it names no GPU, its models: every run once it names neither.
+        if not mk.filters:
+            one_model = "model" in single and "model" in defaults
+            dims = ["model"] if one_model else [d for d in ("gpu", "model") if d in filters]
+            if dims:
+                first["parts"] = [self._parts(mk, sub, d) for d in dims]
         return json.dumps(first)
 
     def _render_compare(self, mk: Marker) -> str:

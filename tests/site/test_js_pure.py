@@ -238,26 +238,59 @@ def test_rows_and_counts_equal_pythons_mask(node: Node, state: dict) -> None:
 
 # Every run of the GPUs a filter names, from their files (data/runs.js, issue 29): a fake Source whose
 # files are RUNS by GPU (run ids added), each load logged; the index's answer after each state.
-PART_JOB = """async (m, all, byGpu, order, dims, limits, states) => {
+PART_JOB = """async (m, all, byValue, parts, dims, limits, states) => {
   const { createIndex } = await load("data/crossfilter.js");
   const loads = [];
   const source = {
     rows: async () => (loads.push("every run"), all),
-    load: async (file) => (loads.push(file.key), byGpu[file.key]),
+    load: async (file) => (loads.push(file.key), byValue[file.key]),
     index: createIndex,
   };
-  const files = Object.fromEntries(Object.keys(byGpu).map((g) => [g, { src: g + ".js", key: g }]));
-  const runs = m.openRuns(source, { dim: "gpu", files, order }, dims, limits, {});
+  const runs = m.openRuns(source, parts, dims, limits, {});
   const out = [];
   for (const state of states) {
     const before = runs.loading(state), at = loads.length;
     const grew = await runs.cover(state);
     const partial = runs.partial();
     out.push({ before, grew, loads: loads.slice(at), values: runs.index.values, ...runs.index.filter(state),
-      partial: partial && [...partial].sort() });
+      partial: partial && [partial.key, ...[...partial.values].sort()] });
   }
   return out;
 }"""
+
+
+def _part(runs: list[dict], column: str, key: str) -> tuple[dict, dict]:
+    """A part of ``runs`` by ``column`` as the build writes it (markers._parts: {dim, files, order}), and
+    its files' rows by key (the value, prefixed with the dimension: two parts' keys never meet)."""
+    values = sorted({r[column] for r in runs})
+    files = {v: {"src": f"{key}-{v}.json", "key": f"{key}-{v}"} for v in values}
+    order = {r[column]: r.get(f"{column}_order") for r in runs}
+    return {"dim": key, "files": files, "order": order}, {
+        f"{key}-{v}": [r for r in runs if r[column] == v] for v in values
+    }
+
+
+def _as_every_run(node: Node, runs: list[dict], states: list[dict], got: list[dict], dim: str) -> None:
+    """Each state's rows are those pandas' ``mask`` keeps, and every option's count the one every run gives,
+    but the values of ``dim`` said not loaded (``partial``: shown without a count, never a false 0)."""
+    df = pd.DataFrame(runs)
+    for state, g in zip(states, got, strict=True):
+        every = _filter(node, state)  # every run indexed at once: the page's answer without parts
+        # the part's every value listed, in every run's order (the others: those of the runs loaded)
+        assert g["values"][dim] == every["values"][dim], state
+        dims = {k: v for k, v in state.items() if k != "tpot_max"}
+        kept = dimensions.mask(df, dims)
+        if "tpot_max" in state:
+            kept &= df["tpot_ms_avg"].le(float(state["tpot_max"][0]))
+        assert sorted(r["run_id"] for r in g["rows"]) == sorted(df[kept].run_id), state
+        assert (g["missing"], g["limited"]) == (every["missing"], every["limited"])
+        unknown = set(g["partial"][1:]) if g["partial"] and g["partial"][0] == dim else set()
+        for key, values in every["values"].items():
+            mine = dict(zip(g["values"][key], g["counts"][key], strict=True))
+            for value, n in zip(values, every["counts"][key], strict=True):
+                if key == (g["partial"] or [None])[0] and value in unknown:
+                    continue  # not loaded: shown without a count
+                assert mine.get(value, 0) == n, (state, key, value)
 
 
 def test_every_run_of_the_chosen_gpus_loads_their_files_and_filters_as_every_run(node: Node) -> None:
@@ -266,8 +299,7 @@ def test_every_run_of_the_chosen_gpus_loads_their_files_and_filters_as_every_run
     not loaded is said so (no count), never counted 0. No GPU, or one without a file (a hand-made link),
     loads every run once, and nothing more after it."""
     runs = [{**r, "run_id": f"r{i}"} for i, r in enumerate(RUNS)]
-    by_gpu = {g: [r for r in runs if r["gpu"] == g] for g in ("A100", "B200", "H200")}
-    order = {r["gpu"]: r["gpu_order"] for r in runs}
+    gpu, by_gpu = _part(runs, "gpu", "gpu")
     states = [
         {"gpu": ["H200"]},
         {"gpu": ["H200"], "tp": ["2"]},
@@ -276,28 +308,56 @@ def test_every_run_of_the_chosen_gpus_loads_their_files_and_filters_as_every_run
         {"gpu": ["nope"]},
         {"gpu": ["B200"]},
     ]
-    (got,) = node([["data/runs.js", PART_JOB, [runs, by_gpu, order, DIMS, LIMITS, states]]])
-    assert [g["loads"] for g in got] == [["H200"], [], ["A100"], [], ["every run"], []]
+    (got,) = node([["data/runs.js", PART_JOB, [runs, by_gpu, [gpu], DIMS, LIMITS, states]]])
+    assert [g["loads"] for g in got] == [["gpu-H200"], [], ["gpu-A100"], [], ["every run"], []]
     assert [g["before"] for g in got] == [["H200"], None, ["A100"], None, [], None]
     assert [g["grew"] for g in got] == [True, False, True, False, True, False]
-    assert [g["partial"] for g in got] == [["A100", "B200"], ["A100", "B200"], ["B200"], ["B200"], None, None]
-    df = pd.DataFrame(runs)
-    for state, g in zip(states, got, strict=True):
-        every = _filter(node, state)  # every run indexed at once: the page's answer without parts
-        assert g["values"]["gpu"] == every["values"]["gpu"] == ["A100", "H200", "B200"]
-        dims = {k: v for k, v in state.items() if k != "tpot_max"}
-        kept = dimensions.mask(df, dims)
-        if "tpot_max" in state:
-            kept &= df["tpot_ms_avg"].le(float(state["tpot_max"][0]))
-        assert sorted(r["run_id"] for r in g["rows"]) == sorted(df[kept].run_id), state
-        assert (g["missing"], g["limited"]) == (every["missing"], every["limited"])
-        unknown = set(g["partial"] or [])
-        for key, values in every["values"].items():
-            mine = dict(zip(g["values"][key], g["counts"][key], strict=True))
-            for value, n in zip(values, every["counts"][key], strict=True):
-                if key == "gpu" and value in unknown:
-                    continue  # not loaded: shown without a count
-                assert mine.get(value, 0) == n, (state, key, value)
+    assert [g["partial"] for g in got] == [
+        ["gpu", "A100", "B200"], ["gpu", "A100", "B200"], ["gpu", "B200"], ["gpu", "B200"], None, None
+    ]  # fmt: skip
+    assert all(g["values"]["gpu"] == ["A100", "H200", "B200"] for g in got)
+    _as_every_run(node, runs, states, got, "gpu")
+
+
+def test_with_no_gpu_named_the_second_part_serves_and_a_gpu_named_again_the_first(node: Node) -> None:
+    """Two parts, GPUs then precisions (the build's GPUs then models, markers._slice): a state naming
+    precisions and no GPU loads those precisions' files; naming a GPU then loads the GPU's file and forgets
+    the precisions' rows (the two files hold the same runs: no run twice); back to the precisions, their
+    files are asked for again (the page keeps each file's rows, data/payload.js: no fetch). A GPU without a
+    file (a hand-made link) leaves the state to the precisions; naming neither loads every run. Every state
+    gives the rows and counts every run gives, the part's values not loaded said so."""
+    runs = [{**r, "run_id": f"r{i}"} for i, r in enumerate(RUNS)]
+    gpu, by_gpu = _part(runs, "gpu", "gpu")
+    precision, by_precision = _part(runs, "precision", "precision")
+    states = [
+        {"precision": ["FP16"]},
+        {"precision": ["FP16", "FP8"], "tp": ["1"]},
+        {"precision": ["FP16"], "gpu": ["H200"]},  # a GPU named: the GPUs' part, though FP16 is loaded
+        {"precision": ["FP16"]},
+        {"precision": ["FP4"], "gpu": ["nope"]},  # a GPU without a file: the precisions' part
+        {"gpu": ["nope"]},  # and where no part serves: every run
+    ]
+    files = {**by_gpu, **by_precision}
+    (got,) = node([["data/runs.js", PART_JOB, [runs, files, [gpu, precision], DIMS, LIMITS, states]]])
+    assert [g["loads"] for g in got] == [
+        ["precision-FP16"],
+        ["precision-FP8"],
+        ["gpu-H200"],
+        ["precision-FP16"],
+        ["precision-FP4"],
+        ["every run"],
+    ]
+    assert [g["partial"] for g in got] == [
+        ["precision", "FP4", "FP8"],
+        ["precision", "FP4"],
+        ["gpu", "A100", "B200"],
+        ["precision", "FP4", "FP8"],
+        ["precision", "FP8"],
+        None,
+    ]
+    assert all(len(g["rows"]) == len({r["run_id"] for r in g["rows"]}) for g in got)  # no run twice
+    for at, dim in ((slice(0, 2), "precision"), (slice(2, 3), "gpu"), (slice(3, 6), "precision")):
+        _as_every_run(node, runs, states[at], got[at], dim)
 
 
 # data/payload.js decoding real data files (site_gen.data.dataset.encode / data_file) under node: fetch()

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote_plus
 
 import duckdb
 import pytest
@@ -232,6 +232,28 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         )
         assert len(loaded) == 1, loaded  # one partition of the cards, not every card
 
+        # "Show every run" with a model chosen and no GPU: every run of that model (its file, the one its
+        # model page loads), not every run; the count and the model's option DuckDB's, the other models
+        # not loaded said so
+        ((model, model_runs),) = query(
+            scale_site, "SELECT model_name, count(*) n FROM runs GROUP BY 1 ORDER BY n, 1 LIMIT 1"
+        )
+        page.goto(f"{scale_url}/explorer.html?model={quote_plus(model)}", wait_until="commit")
+        page.wait_for_function("document.body && document.body.dataset.lbReady", timeout=SLOW_MS)
+        page.click(".lb-every")
+        page.evaluate(every)
+        page.wait_for_function("!window.llmbench.scopes()[0].showingSummary()", timeout=SLOW_MS)
+        assert loaded_only(page, detail, model)
+        assert page.text_content(".lb-count") == f"{model_runs:,} of {total:,} runs"
+        page.click('.lb-filter[data-dim="model"] .lb-filter-button')
+        counts = page.eval_on_selector_all(
+            '.lb-filter[data-dim="model"] label',
+            "ls => Object.fromEntries(ls.map((l) => [l.querySelector('input').value,"
+            " l.querySelector('.lb-n').textContent.trim()]))",
+        )
+        assert counts[model] == f"{model_runs:,}" and {c for m, c in counts.items() if m != model} == {"–"}
+        page.keyboard.press("Escape")
+
         # a phone: the summary again, then "Show every run" loads every run into the count and the table
         page.set_viewport_size({"width": 390, "height": 844})
         page.goto(f"{scale_url}/explorer.html", wait_until="commit")
@@ -255,9 +277,11 @@ GPUS_SQL = "SELECT DISTINCT gpu FROM runs WHERE gpu IS NOT NULL"
 
 
 def part_file(page: Any, value: str) -> set[str]:
-    """The names of the data file(s) holding every run of ``value`` (data-lb-summary's parts)."""
-    parts = page.evaluate("JSON.parse(document.querySelector('.lb-scope').dataset.lbSummary).parts.files")
-    return {Path(p).name for p in parts[value]["src"].split()}
+    """The names of the data file(s) holding every run of ``value``, a GPU or a model (data-lb-summary's
+    parts: GPUs and models never share a name)."""
+    parts = page.evaluate("JSON.parse(document.querySelector('.lb-scope').dataset.lbSummary).parts")
+    (file,) = [part["files"][value] for part in parts if value in part["files"]]
+    return {Path(p).name for p in file["src"].split()}
 
 
 def loaded_only(page: Any, detail: set[str], *values: str) -> bool:
@@ -442,6 +466,8 @@ def selection_sql(state: dict[str, list[str]]) -> tuple[str, list]:
     """The run ids of a view's selection (its filter state) as a DuckDB query and its parameters."""
     where, params = [], []
     for key, values in sorted(state.items()):
+        if not values:  # no filter: every value
+            continue
         if key == "workload":
             where.append("(" + " OR ".join("(isl = ? AND osl = ?)" for _ in values) + ")")
             params += [int(x) for v in values for x in v.split("/")]
@@ -457,9 +483,9 @@ def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
     """A view opens on every run of its opening selection (a file of those runs, not every run): the
     rows its charts draw are DuckDB's runs of that selection, the count line is the one every run gives;
     a filter then loads every run of its model where the model is one choice (a radio button: every
-    state names one), else of its GPU where it opens on one, never every run, and every run at the
-    opening selection gives the same rows in the same order. A guide page's several views each open on
-    their own selection."""
+    state names one), else of its GPU where it opens on one, and of its model once no GPU is named, never
+    every run, and every run at the opening selection gives the same rows in the same order. A guide
+    page's several views each open on their own selection."""
     ((total,),) = query(scale_site, "SELECT count(*) FROM runs")
     watched = Watched(browser, 1440, 900)
     try:
@@ -530,6 +556,20 @@ def test_a_view_at_100k_runs_opens_on_the_runs_of_its_selection(
         runs = query(scale_site, *selection_sql({**opening, "precision": chosen}))
         assert page.text_content(".lb-count") == f"{len(runs):,} of {total:,} runs"
         assert loaded_only(page, detail, gpu)
+        page.keyboard.press("Escape")
+        # its GPU unticked (every GPU): every run of its model (the model's file), not every run; the
+        # count DuckDB's runs of the selection on every GPU
+        (model,) = opening["model"]
+        page.click('.lb-filter[data-dim="gpu"] .lb-filter-button')
+        before = page.evaluate("document.querySelector('.lb-scope').dataset.lbRendered")
+        page.uncheck(f'.lb-filter[data-dim="gpu"] input[value="{gpu}"]')
+        page.wait_for_function(
+            f"document.querySelector('.lb-scope').dataset.lbRendered !== '{before}'", timeout=SLOW_MS
+        )
+        page.keyboard.press("Escape")
+        runs = query(scale_site, *selection_sql({**opening, "precision": chosen, "gpu": []}))
+        assert page.text_content(".lb-count") == f"{len(runs):,} of {total:,} runs"
+        assert loaded_only(page, detail, gpu, model)  # the GPU's file from before, and the model's
 
         # a guide page of several views: each opens on its selection, none loads every run
         page.goto(f"{scale_url}/guide/04-parallelism.html", wait_until="commit")

@@ -7,9 +7,11 @@
 // those best runs, exactly, without loading every run; so does a filter on one more dimension (TP, a
 // release: data/summary.js). Every run loads when the reader asks for more: a filter on two other
 // dimensions, another preset, "show every run", or back/forward (or a URL) to a state the summary cannot
-// show; with GPUs chosen, every run of those GPUs only (data/runs.js).
+// show; with GPUs chosen, every run of those GPUs only, with no GPU but models chosen, of those models
+// (data/runs.js).
 // A view opens the same way on the runs of its opening selection (a "slice", no cell dimensions: every run
-// of it, so the charts and the count line are what every run gives there); any change loads every run.
+// of it, so the charts and the count line are what every run gives there); any change loads every run of
+// the GPUs or models it names, the same way (its parts).
 
 import { json } from "../dom.js";
 import { yieldToMain } from "../tasks.js";
@@ -82,8 +84,8 @@ export function mountScope(root, ownsUrl, hooks) {
     if (held && !low) result = withoutHeld(result, held.filter(state), index.values, held.values);
     rows = result.rows;
     if (lowBox) Object.assign(lowBox, { checked: low, disabled: !estimatesChosen(state) });
-    const partial = runs.partial(); // the GPUs not loaded: no count for them, and the total is the build's
-    bar.sync(state, result.counts, index.index, partial && { key: first.parts.dim, values: partial });
+    const partial = runs.partial(); // the GPUs (or models) not loaded: no count for them, the build's total
+    bar.sync(state, result.counts, index.index, partial);
     controls.sync();
     // "N of M runs" counts runs: an estimate (source kind "modelled") is never a run (issue 28)
     const shown = countRuns(rows);
@@ -237,7 +239,7 @@ export function mountScope(root, ownsUrl, hooks) {
   // summary drew takes the new rows).
   async function startDetail() {
     const s = urlState();
-    await runs.cover(s); // every run, or every run of the GPUs it names (data/runs.js)
+    await runs.cover(s); // every run, or every run of the GPUs (or models) it names (data/runs.js)
     ({ index, held } = runs);
     low = urlLow();
     state = s;
