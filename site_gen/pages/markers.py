@@ -699,10 +699,11 @@ class Page:
         )
 
     def _compare_parts(self, mk: Marker, sub: pd.DataFrame) -> dict[str, Any] | None:
-        """Compare mode at scale (issue 29): {combos: file, gpus: {GPU: {src, key}}}: the pickers' values
-        (``compare.combos``) and each GPU's runs in a data file of its own (the one its GPU page loads,
-        where that page asks for the same runs), so comparing two GPUs loads those two only. None below
-        ``dataset.SUMMARY_FROM_RUNS`` runs: the page loads its whole set at once."""
+        """Compare mode at scale (issue 29): {combos: file, gpus: {GPU: {src, key}}, models: {model: {src,
+        key}}}: the pickers' values (``compare.combos``) and each GPU's and each model's runs in a data file
+        of its own (the one its GPU or model page loads, where that page asks for the same runs), so
+        comparing two GPUs loads those two only, and a comparison filtered on a model that model's. None
+        below ``dataset.SUMMARY_FROM_RUNS`` runs: the page loads its whole set at once."""
         from site_gen.pages import compare
 
         if len(sub) < dataset.SUMMARY_FROM_RUNS:
@@ -715,6 +716,7 @@ class Page:
         return {
             "combos": {"src": self._rel(f"{DATA_DIR}/{dataset.data_name(key)}"), "key": key},
             "gpus": self._value_files(mk, sub),
+            "models": self._value_files(mk, sub, "model"),
         }
 
     def _value_files(self, mk: Marker, frame: pd.DataFrame, dim: str = "gpu") -> dict[str, dict[str, str]]:

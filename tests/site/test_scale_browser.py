@@ -589,7 +589,8 @@ def test_compare_at_100k_runs_loads_the_runs_of_the_gpus_it_compares(
     """Compare mode at scale opens on its default pair from the runs of those two GPUs only (each GPU's
     file, and the pickers' combinations), with the pairs ``compare.ratios`` finds in every run of the
     database, the list of its pairs built when opened; another B loads that GPU's file; a comparison
-    along precisions over every GPU loads every run."""
+    along precisions over every GPU for one model loads that model's file, and with no model every
+    run."""
     import html
     import json
     import re
@@ -635,7 +636,26 @@ def test_compare_at_100k_runs_loads_the_runs_of_the_gpus_it_compares(
         fetched = set(page.evaluate(FETCHED))
         assert file_of(other) <= fetched and not every & fetched
 
+        # along precisions over every GPU for one model (a link): that model's file, not every run, and
+        # the pairs of the precisions the page picks among that model's runs
+        model = next(
+            m for m in sorted(cfg["scale"]["models"]) if runs[runs.model_name == m].precision.nunique() > 1
+        )
+        page.goto(f"{scale_url}/compare.html?by=precision&model={quote_plus(model)}", wait_until="commit")
+        page.wait_for_function(f"{rendered} >= 1", timeout=SLOW_MS)
+        # the pickers: along, A, B, then the filters (the model first)
+        _, pa, pb, picked = page.eval_on_selector_all(
+            ".lb-compare-bar select", "ss => ss.map((s) => s.value)"
+        )[:4]
+        assert picked == model and pa != pb and {pa, pb} <= set(runs[runs.model_name == model].precision)
+        assert page.evaluate(pairs) == len(compare.ratios(runs, "precision", pa, pb, {"model": model}))
+        fetched = set(page.evaluate(FETCHED))
+        model_file = {Path(p).name for p in cfg["scale"]["models"][model]["src"].split()}
+        assert model_file <= fetched and not every & fetched
+
         # along precisions over every GPU: every run, the pairs of the precisions the page picks
+        page.goto(f"{scale_url}/compare.html", wait_until="commit")
+        page.wait_for_function(f"{rendered} >= 1", timeout=SLOW_MS)
         before = page.evaluate(rendered)
         by = next(d for d in cfg["by"] if d["key"] == "precision")
         page.select_option(".lb-compare-bar select >> nth=0", label=by["label"])

@@ -5,8 +5,9 @@
 // measured one, marked, never in the measured figures; as in the explorer, estimates not validated are held
 // back unless ?est_low=1 (calc/estimates.js isHeldBack, the explorer's rule).
 // At scale (cfg.scale, issue 29) the pickers come from their columns' combinations (compare.combos) and
-// each GPU's runs are a file of their own: comparing two GPUs, or along another dimension on one GPU,
-// loads those GPUs' runs only; any other comparison loads every run.
+// each GPU's runs, and each model's, are a file of their own: comparing two GPUs, or along another
+// dimension on one GPU, loads those GPUs' runs only; a comparison over every GPU filtered on a model loads
+// that model's runs; any other comparison loads every run.
 // In: the placeholder (data-lb-config from site_gen/pages/compare.py), the page's charts. Out: {ready, destroy}.
 // Side effects: the placeholder's elements; the URL (replaced, through state/url.js).
 
@@ -66,7 +67,7 @@ export function mountCompare(root, charts) {
   };
   let every = null; // Promise of every run, split (loaded once, when a comparison needs it)
   const everyRun = () => every || (every = source.rows().then(split));
-  const gpuRuns = new Map(); // at scale: GPU -> Promise of its runs, split
+  const partRuns = { gpu: new Map(), model: new Map() }; // at scale: value -> Promise of its runs, split
   const byDim = () => cfg.by.find((d) => d.key === state.by);
 
   function readUrl(search) {
@@ -98,14 +99,16 @@ export function mountCompare(root, charts) {
     return from.filter((r) => tests.every(([c, v]) => String(r[c]) === v));
   }
 
-  // The runs a comparison needs: at scale, those of the GPUs it compares or is filtered on (own keys
-  // only: a hand-made ?a=__proto__ names no file), else every run.
+  // The runs a comparison needs: at scale, those of the GPUs it compares or is filtered on, else of the
+  // model it is filtered on (own keys only: a hand-made ?a=__proto__ names no file), else every run.
   async function runsFor(s) {
     const gpus = !scale ? null : s.by === "gpu" ? [...new Set([s.a, s.b])] : s.where.gpu ? [s.where.gpu] : null;
-    if (!gpus) return everyRun();
-    const parts = gpus.filter((g) => Object.prototype.hasOwnProperty.call(scale.gpus, g)).map((g) => {
-      if (!gpuRuns.has(g)) gpuRuns.set(g, source.load(scale.gpus[g]).then(split));
-      return gpuRuns.get(g);
+    const [dim, named] = gpus ? ["gpu", gpus] : scale && s.where.model ? ["model", [s.where.model]] : [null, null];
+    if (!dim) return everyRun();
+    const files = dim === "gpu" ? scale.gpus : scale.models;
+    const parts = named.filter((v) => Object.prototype.hasOwnProperty.call(files, v)).map((v) => {
+      if (!partRuns[dim].has(v)) partRuns[dim].set(v, source.load(files[v]).then(split));
+      return partRuns[dim].get(v);
     });
     const got = await Promise.all(parts);
     return { all: got.flatMap((p) => p.all), est: got.flatMap((p) => p.est) };
