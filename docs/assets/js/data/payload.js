@@ -71,10 +71,10 @@ export async function decode(payload, offset = 0) {
     if (i % DECODE_CHUNK === 0) await yieldToMain();
     const row = { ...template };
     for (let j = 0; j < names.length; j++) row[names[j]] = getters[j](i);
-    // lb_jitter (site_gen.charts.specs.JITTER): a stable sideways offset in [0, 1000) for one-point-per-run
-    // charts, spread evenly (golden-ratio sequence); computed once here, not by Vega on every insert.
-    // A whole number: V8 keeps it in the row, where a fraction is a number object of its own (12 MB
-    // at a million rows). offset: the rows of the parts before.
+    // lb_jitter (site_gen.charts.specs.JITTER): a stable sideways offset in [0, 1000) for one-point-per-
+    // run charts, spread evenly (golden-ratio sequence); computed once here, not by Vega on every insert.
+    // A whole number: V8 keeps it in the row, where a fraction is a number object of its own (12 MB at a
+    // million rows). offset: the rows of the parts before.
     row.lb_jitter = Math.floor((((offset + i) * 0.6180339887498949) % 1) * JITTER_STEPS);
     rows[i] = row;
   }

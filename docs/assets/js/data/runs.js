@@ -18,8 +18,8 @@ const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
 /** The part whose files hold every run the state can show, and the values of its dimension to load:
  * {part, values}, from the first of ``parts`` whose dimension the state's filter names, every value named
- * with a file of its own; null: every run (no part's filter names a value, or one names a value without a
- * file: a hand-made link). */
+ * with a file of its own (one naming a value without a file, a hand-made link, leaves the state to the
+ * next part); null: every run. */
 export function partsFor(parts, state) {
   for (const part of parts || []) {
     const chosen = state[part.dim] || [];
