@@ -188,7 +188,7 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         assert page.evaluate(COUNT_MARKS, 0) == with_figure  # one point per run of that GPU
         assert page.evaluate("window.llmbench.scopes()[0].tableText().rows.length") == gpu_runs
         # the GPU list: that GPU counted; the others, not loaded, without a count (never a false 0)
-        counts = gpu_counts(page)
+        counts = option_counts(page)
         assert counts[gpu] == f"{gpu_runs:,}" and set(counts) == {g for (g,) in query(scale_site, GPUS_SQL)}
         assert {c for g, c in counts.items() if g != gpu} == {"–"}
         page.keyboard.press("Escape")
@@ -202,7 +202,7 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         page.keyboard.press("Escape")
         assert page.text_content(".lb-count") == f"{gpu_runs + other_runs:,} of {total:,} runs"
         assert loaded_only(page, detail, gpu, other)
-        counts = gpu_counts(page)
+        counts = option_counts(page)
         assert (counts[gpu], counts[other]) == (f"{gpu_runs:,}", f"{other_runs:,}")
         page.keyboard.press("Escape")
         page.go_back()  # back to the one GPU: nothing more to load
@@ -245,12 +245,7 @@ def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
         page.wait_for_function("!window.llmbench.scopes()[0].showingSummary()", timeout=SLOW_MS)
         assert loaded_only(page, detail, model)
         assert page.text_content(".lb-count") == f"{model_runs:,} of {total:,} runs"
-        page.click('.lb-filter[data-dim="model"] .lb-filter-button')
-        counts = page.eval_on_selector_all(
-            '.lb-filter[data-dim="model"] label',
-            "ls => Object.fromEntries(ls.map((l) => [l.querySelector('input').value,"
-            " l.querySelector('.lb-n').textContent.trim()]))",
-        )
+        counts = option_counts(page, "model")
         assert counts[model] == f"{model_runs:,}" and {c for m, c in counts.items() if m != model} == {"–"}
         page.keyboard.press("Escape")
 
@@ -291,13 +286,13 @@ def loaded_only(page: Any, detail: set[str], *values: str) -> bool:
     return all(part_file(page, v) <= fetched for v in values) and not detail & fetched
 
 
-def gpu_counts(page: Any) -> dict[str, str]:
-    """The GPU filter's options with the count each shows (its list opened)."""
-    button = '.lb-filter[data-dim="gpu"] .lb-filter-button'
+def option_counts(page: Any, dim: str = "gpu") -> dict[str, str]:
+    """A filter's options (the GPU filter's, or ``dim``'s) with the count each shows (its list opened)."""
+    button = f'.lb-filter[data-dim="{dim}"] .lb-filter-button'
     if page.get_attribute(button, "aria-expanded") != "true":
         page.click(button)
     return page.eval_on_selector_all(
-        '.lb-filter[data-dim="gpu"] label',
+        f'.lb-filter[data-dim="{dim}"] label',
         "ls => Object.fromEntries(ls.map((l) => [l.querySelector('input').value,"
         " l.querySelector('.lb-n').textContent.trim()]))",
     )
