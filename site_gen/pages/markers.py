@@ -793,12 +793,11 @@ class Page:
                 raise MarkerError("regressions marker: takes no filters")
             return self.site.render("steps.html.j2", rows=[], histories=0, sigma="", min_steps=0)
         if "steps" not in self.site.shared:  # the same for every language of the build
-            # kept: the count, sigma and the rows down, not every history (at a million runs the histories
-            # were ~0.35 GB held to the end of the build, under the second language's peak)
-            hs = steps.histories(self.site.db)
-            sigma, found = steps.detect(hs)
-            self.site.shared["steps"] = (len(hs), sigma, [steps.row(f) for f in found if f.step.ratio < 1])
-            del hs, found
+            # kept: the count, sigma and the rows down, not the histories (at a million runs every history
+            # was ~0.35 GB held to the end of the build, under the second language's peak)
+            checked = steps.check(self.site.db)
+            rows = [steps.row(f) for f in checked.found if f.step.ratio < 1]
+            self.site.shared["steps"] = (checked.histories, checked.sigma, rows)
         histories, sigma, rows = self.site.shared["steps"]
         return self.site.render(
             "steps.html.j2",

@@ -176,3 +176,66 @@ def test_histories_fetched_in_chunks_are_the_histories_of_one_fetch(db: Path, mo
     assert len({id(r) for h in chunked for r in h.releases}) == len({r for h in chunked for r in h.releases})
     gpus = [h.label()["gpu"] for h in chunked]
     assert len({id(g) for g in gpus}) == len(set(gpus))
+
+
+def _runs_db(path: Path, hs: list[steps.History]) -> Path:
+    """A DuckDB file with the columns the steps read: one run per history point, key columns from the
+    history's key (NULL where it is None, as a run without PP or concurrency has)."""
+    import duckdb
+
+    con = duckdb.connect(str(path))
+    cols = ", ".join(
+        f"{c} {'INTEGER' if c in ('tp', 'pp', 'ep', 'concurrency') else 'VARCHAR'}" for c in steps.KEY_COLUMNS
+    )
+    con.execute(
+        f"CREATE TABLE runs ({cols}, engine_version VARCHAR, version_key VARCHAR, output_tps_per_gpu DOUBLE,"
+        " output_tps_per_gpu_min DOUBLE, output_tps_per_gpu_max DOUBLE, erratum VARCHAR)"
+    )
+    rows = [
+        (*h.key, release, f"{k:04d}", v, *(h.spreads[k] or (None, None)), None)
+        for h in hs for k, (release, v) in enumerate(zip(h.releases, h.values, strict=True))
+    ]  # fmt: skip
+    con.executemany(f"INSERT INTO runs VALUES ({', '.join('?' * (len(steps.KEY_COLUMNS) + 6))})", rows)
+    con.close()
+    return path
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_checking_only_the_histories_that_could_step_finds_what_fitting_every_one_finds(
+    seed: int, tmp_path: Path, monkeypatch
+) -> None:
+    """``check`` fits only histories whose range could give a reported step (z <= R√n / 2σ); it must
+    find every step ``detect`` finds over every history, with the same noise and count. 400 histories
+    of 1-12 releases, 3 % noise, a third with a 3-40 % step (many of them near the bar), some key
+    columns NULL, some releases repeated with a spread."""
+    rng = random.Random(seed)
+    hs = []
+    for i in range(400):
+        n = rng.randrange(1, 13)
+        base = math.log(rng.uniform(100, 30000))
+        at = rng.randrange(1, n) if n > 1 and rng.random() < 0.35 else n
+        logs = [base if k < at else base + rng.choice((-1, 1)) * rng.uniform(0.03, 0.4) for k in range(n)]
+        values = tuple(round(math.exp(v + rng.gauss(0, 0.03)), 2) for v in logs)
+        spreads = tuple((v * 0.97, v * 1.03) if rng.random() < 0.1 else None for v in values)
+        key = ("NVIDIA", "trtllm", f"GPU {i % 7}", f"model {i}", "FP8", "128/128", 1,
+               None if i % 3 else 2, None, "false", None if i % 2 else 8)  # fmt: skip
+        hs.append(steps.History(key, tuple(f"0.{k}.0" for k in range(n)), values, spreads))
+    db = _runs_db(tmp_path / "runs.duckdb", hs)
+    every = steps.histories(db)
+    sigma, found = steps.detect(every)
+    fitted: list[int] = []
+    fit = steps.steps
+    monkeypatch.setattr(steps, "steps", lambda values, s: fitted.append(len(values)) or fit(values, s))
+    checked = steps.check(db)
+    assert checked.histories == len(every) == sum(len(h.values) > 1 for h in hs)
+    assert checked.sigma == pytest.approx(sigma, rel=1e-12)
+    assert [(f.history, f.step) for f in checked.found] == [(f.history, f.step) for f in found]
+    assert len(found) > 20 and len(fitted) < len(every)  # steps to find, and histories left unfitted
+
+
+def test_checking_the_results_finds_what_fitting_every_history_finds(db: Path) -> None:
+    hs = steps.histories(db)
+    sigma, found = steps.detect(hs)
+    checked = steps.check(db)
+    assert (checked.histories, checked.sigma) == (len(hs), pytest.approx(sigma, rel=1e-12))
+    assert [(f.history, f.step) for f in checked.found] == [(f.history, f.step) for f in found]
