@@ -145,13 +145,20 @@ def _tag_like(text: str, name: str) -> Problem | None:
 # Plain scalars that YAML readers turn into numbers differently (1_000, 0x10, 0o17, 0b11, 012: 12 to
 # yaml-rs, 10 to PyYAML): a figure must be written so that every reader sees the same number.
 _ODD_NUMBER = re.compile(r"^[-+]?(0[xXoObB][0-9a-fA-F_]+|[0-9][0-9_]*_[0-9_]*(\.[0-9_]*)?|0[0-9]+)$")
-_ODD_NUMBER_HINT = re.compile(
-    r"[0-9]_[0-9]|0[xXoObB][0-9a-fA-F]|(?<![\w.:/-])[-+]?0[0-9]+\s*(?:$|[,\]}#])", re.M
+# Where one may be: a digit on each side of "_", 0x/0o/0b, or a leading 0 that starts a value (not after
+# a word character, ".", ":", "/" or "-"; after "-" only as a sign). Each pattern opens with a literal,
+# which re finds at C speed before it looks behind: as one alternation led by a lookbehind, the search
+# took 0.8 ms of a 22 kB file, a fifth of checking it (ingest of a million runs: ~8 CPU-s).
+_ODD_NUMBER_HINTS = (
+    re.compile(r"_(?<=[0-9]_)[0-9]"),
+    re.compile(r"0[xXoObB][0-9a-fA-F]"),
+    re.compile(r"0(?<![\w.:/-]0)[0-9]+\s*(?:$|[,\]}#])", re.M),
+    re.compile(r"-0(?<![\w.:/-]-0)[0-9]+\s*(?:$|[,\]}#])", re.M),
 )
 
 
 def _number_problem(text: str, name: str) -> Problem | None:
-    if not _ODD_NUMBER_HINT.search(text):  # the scan below costs time: only where one may be
+    if not any(hint.search(text) for hint in _ODD_NUMBER_HINTS):  # the scan below costs time
         return None
     try:
         for token in yaml.scan(text, Loader=yaml.SafeLoader):

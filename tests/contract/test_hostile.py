@@ -141,6 +141,11 @@ CASES: dict[str, tuple[Callable[[str], bytes], str]] = {
         "bad.yaml:27: expected a number in plain decimal digits (no '_', 0x, 0o, 0b or leading 0), got "
         "0128 (YAML readers disagree on its value; quote it if it is text)",
     ),
+    "signed-leading-zero": (
+        sub("    isl: 128", "    isl: -0128"),
+        "bad.yaml:27: expected a number in plain decimal digits (no '_', 0x, 0o, 0b or leading 0), got "
+        "-0128 (YAML readers disagree on its value; quote it if it is text)",
+    ),
     # PyYAML's scanner stops at the tab; yaml-rs parses the file: the tag check must not fail open
     "binary-tag-after-tab": (
         sub("  label: Llama 3.1 8B", "  label:\t!!binary SGVsbG8="),
