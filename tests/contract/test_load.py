@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -9,7 +10,9 @@ import pytest
 
 from bench.cli import app
 from bench.contract.resultfile import check_file
+from bench.errors import ProblemsError
 from site_gen.data.load import RUN_COLUMNS, flatten, ingest, write_db
+from tests.conftest import RESULTS
 
 from .conftest import KISTI_CSV, NVIDIA_CSV, configurations
 from .test_resultfile import BAD, make_bad
@@ -181,3 +184,42 @@ def test_an_empty_results_folder_never_replaces_a_database(
     assert out.exit_code == 1
     assert "no result files (*.yaml) in" in out.output
     assert db.read_bytes() == before
+
+
+def test_runs_committed_a_few_thousand_at_a_time_are_the_runs_of_one_commit(
+    real_db: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Ingest commits every ``_COMMIT_RUNS`` runs (a commit per insert made 1M runs' ingest wait on
+    DuckDB's writes): with a commit every 1,000 runs and an insert every 300, the database holds the runs
+    one ingest of the defaults gives, every column (RESULTS has several thousand runs)."""
+    from site_gen.data import load
+
+    monkeypatch.setattr(load, "_BATCH_RUNS", 300)
+    monkeypatch.setattr(load, "_COMMIT_RUNS", 1_000)
+    report = ingest(RESULTS, tmp_path / "chunked.duckdb")
+    assert report.runs > 3_000
+    sql = "SELECT * FROM runs ORDER BY run_id"
+    assert _one(tmp_path / "chunked.duckdb", sql) == _one(real_db, sql)
+
+
+def test_a_bad_file_after_several_commits_leaves_the_previous_database_byte_identical(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Runs committed before a problem turns up in a later file go with the new file: the database is
+    the previous one, byte for byte, and nothing is left beside it."""
+    from site_gen.data import load
+
+    results = tmp_path / "results"
+    shutil.copytree(RESULTS, results, ignore=shutil.ignore_patterns("sources"))
+    db = tmp_path / "build" / "llmbench.duckdb"
+    ingest(results, db)
+    before = db.read_bytes()
+    (results / "zzz").mkdir()
+    (results / "zzz" / "last.yaml").write_text("schema_version: [unclosed\n")  # checked last (name order)
+    monkeypatch.setattr(load, "_BATCH_RUNS", 300)
+    monkeypatch.setattr(load, "_COMMIT_RUNS", 1_000)
+    with pytest.raises(ProblemsError) as raised:
+        ingest(results, db)
+    assert [p.file for p in raised.value.problems] == ["zzz/last.yaml"]
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in db.parent.iterdir()) == [".llmbench.duckdb.lock", "llmbench.duckdb"]
