@@ -183,7 +183,13 @@ def strings_frame(n: int = 50) -> pd.DataFrame:
             "date": pd.to_datetime(
                 [None if k % 7 == 0 else f"2026-0{k % 9 + 1}-1{k % 10}" for k in range(n)]
             ),
-            "ts": pd.to_datetime(["2026-01-15 23:59:59"] * n),
+            # several times of one day: one text, however many distinct times (and a missing one)
+            "ts": pd.to_datetime(
+                [
+                    None if k % 11 == 0 else f"2026-01-{k % 3 + 14} {k % 24:02d}:{k % 60:02d}:59"
+                    for k in range(n)
+                ]
+            ),
             "all_null": pd.Series([None] * n, dtype=object),
             '\u2028col "</script>': np.arange(n),
         }
