@@ -101,3 +101,29 @@ def test_distinct_text_is_every_rows_text_deduplicated(values: list, dtype: str)
     before, row by row)."""
     column = pd.Series(values, dtype=dtype)
     assert distinct_text(column) == sorted(set(column.dropna().astype(str)))
+
+
+@pytest.mark.parametrize("sort_column", ["gpu_order", None, "no_such_column"])
+def test_a_parts_order_is_each_values_first_rows_sort_value(sort_column: str | None) -> None:
+    """``_sort_values`` (the order the page script gives a value it has not loaded): each value of the
+    column, missing ones left out, with the sort column of the first row holding it (None where that is
+    missing or there is no such column), as a walk over the rows in order gives it."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    n = 500
+    frame = pd.DataFrame(
+        {
+            "gpu": pd.array([None if k % 9 == 0 else f"G{rng.integers(12)}" for k in range(n)], dtype="str"),
+            # NaN where missing, as pandas gives an integer column with NULLs (the build's are never NULL)
+            "gpu_order": [np.nan if k % 7 == 0 else float(rng.integers(100)) for k in range(n)],
+            "other": rng.normal(size=n),
+        }
+    )
+    want: dict[str, int | None] = {}
+    for gpu, order in zip(frame["gpu"], frame["gpu_order"], strict=True):
+        if isinstance(gpu, str) and gpu not in want:
+            has = sort_column == "gpu_order" and not pd.isna(order)
+            want[gpu] = int(order) if has else None
+    assert markers._sort_values(frame, "gpu", sort_column) == want
+    assert None in want.values() or sort_column != "gpu_order"  # a missing sort value met first
