@@ -37,6 +37,7 @@ import math
 import posixpath
 import re
 import shlex
+import threading
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -63,6 +64,7 @@ from site_gen.pages.widgets import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from concurrent.futures import Future
 
     import pandas as pd
@@ -140,6 +142,29 @@ def _union(df: pd.DataFrame, wanted: list[Filters]) -> pd.Series:
     return keep
 
 
+class _Background:
+    """A function run in a daemon thread, its result (or its exception) taken with ``result``. Not a
+    ``concurrent.futures`` pool: that joins its threads at exit, so an interrupted build would wait for
+    the work it no longer needs."""
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self._fn, self._value, self._error = fn, None, None
+        self._thread = threading.Thread(target=self._run, name="llmbench-background", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._fn()
+        except BaseException as e:  # raised again in the thread that asks for the result
+            self._error = e
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
 def by_column(filters: Filters) -> str:
     """Fixed filters as the page script applies them: JSON of column -> allowed values."""
     return json.dumps({dimension(k).column: v for k, v in filters.items()})
@@ -167,6 +192,7 @@ class Site:
     lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles
     # what every language of the build computes alike from the runs (release-history steps), made once
     shared: dict[str, Any] = field(default_factory=dict)
+    cards: _Background | None = None  # the run cards being encoded meanwhile (``start_cards``)
 
     def __post_init__(self) -> None:
         import jinja2
@@ -187,22 +213,43 @@ class Site:
         self.files[dataset.data_name(data.key)] = data
         return data.key
 
-    def card_files(self) -> list[str]:
-        """The run cards' partitions (``dataset.card_part``), kept (``keep``) until the build writes them:
-        their keys, none when the database has no run. Every column of every run, streamed from DuckDB in
-        batches, never one frame of it all."""
-        from site_gen.data import cite, queries
+    def start_cards(self) -> None:
+        """Encode the run cards in a thread while the pages render (``card_files`` takes them): at a
+        million runs they are ~15 s of the build's one core otherwise, and most of their encoding
+        (DuckDB's query, Arrow's and numpy's array operations) runs outside Python's lock."""
+        if self.db is not None and self.cards is None:
+            self.cards = _Background(self._encode_cards)
 
+    def card_files(self) -> list[str]:
+        """The run cards' partitions (``dataset.card_part``), kept until the build writes them: their keys,
+        none when the database has no run. Every column of every run, streamed from DuckDB in batches,
+        never one frame of it all; encoded meanwhile where ``start_cards`` began it."""
         if self.db is None:
             return []
+        files = self.cards.result() if self.cards is not None else self._encode_cards()
+        for f in files:  # already on disk, in their own spool
+            self.files[dataset.data_name(f.key)] = f
+        return [f.key for f in files]
+
+    def _encode_cards(self) -> list[dataset.DataFile]:
+        """The run cards' files, spilled to a spool of their own (a thread may run this: nothing of the
+        site's is touched)."""
+        from site_gen.data import cite, queries
+
+        assert self.db is not None
         extra = cite.columns_sql(self.site_url)  # "cite this": the permalinks' base is the site's URL
         enc = dataset.PartitionedEncoder(dataset.card_parts(len(self.runs)))
         for batch in queries.run_detail_batches(self.db, arrow=dataset.arrow_types, extra=extra):
             enc.add(batch)
-        keys = [self.keep(f) for f in enc.finish_each("cards")] if enc.rows else []
+        files: list[dataset.DataFile] = []
+        if enc.rows:
+            spool = dataset.Spool()
+            for f in enc.finish_each("cards"):
+                f.spill(spool)
+                files.append(f)
         del enc
         dataset.release_freed_heap()  # the encoding's freed chunks, else held to the end of the build
-        return keys
+        return files
 
     @property
     def cat(self) -> i18n.Catalogue:

@@ -256,6 +256,7 @@ def on_config(config: Any) -> Any:
         lang=lang,
     )
     _loaded = stamp
+    _site.start_cards()  # encoded while the pages render; the run cards' page takes them
     _generated = pages.pages(runs, queries.gpu_info(read), i18n.load(lang))
     # the MLPerf page reads its own table, never the runs (MLCommons: no mixing); its data file has its
     # own folder

@@ -275,23 +275,50 @@ def test_a_large_frame_is_written_in_parts_that_join_to_the_same_rows() -> None:
     )
 
 
-def test_the_run_cards_give_the_freed_heap_back_once_encoded(real_db: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("background", [False, True], ids=["in-line", "in-a-thread"])
+def test_the_run_cards_give_the_freed_heap_back_once_encoded(
+    real_db: Path, monkeypatch, background: bool
+) -> None:
     """``Site.card_files`` trims the C heap after the encoding (its ~10^6 freed chunks at 1M runs were
-    carried to the end of the build), once the files are kept; the files are those of a plain encoding."""
+    carried to the end of the build), once the files are on disk; the files are those of a plain
+    encoding, whether encoded when asked for or in a thread meanwhile (``start_cards``, as a build does)."""
     from site_gen.charts.specs import ChartContext
     from site_gen.data import cite
     from site_gen.pages.markers import Site
 
     calls = []
-    monkeypatch.setattr(dataset, "release_freed_heap", lambda: calls.append(len(site.files)) or True)
+    monkeypatch.setattr(dataset, "release_freed_heap", lambda: calls.append(True) or True)
     runs = queries.site_runs(real_db)
     site = Site(runs=runs, ctx=ChartContext(gpus=()), db=real_db)
+    if background:
+        site.start_cards()
     keys = site.card_files()
-    assert calls == [len(keys)] and len(keys) == dataset.card_parts(len(runs))
+    assert calls == [True] and len(keys) == dataset.card_parts(len(runs))
+    kept = [site.files[dataset.data_name(k)] for k in keys]
+    assert all(f.spool is not None and not f.parts for f in kept)  # spilled, not held in memory
     enc = dataset.PartitionedEncoder(dataset.card_parts(len(runs)))
     for batch in queries.run_detail_batches(real_db, arrow=dataset.arrow_types, extra=cite.columns_sql("")):
         enc.add(batch)
-    assert [site.files[dataset.data_name(k)].text() for k in keys] == [f.text() for f in enc.finish("cards")]
+    assert [f.text() for f in kept] == [f.text() for f in enc.finish("cards")]
+
+
+def test_run_cards_that_fail_in_a_thread_fail_the_page_that_asks_for_them(tmp_path: Path) -> None:
+    """The background encoding's error is the build's, raised where the cards are taken, as when encoded
+    there: a database that is not one (a truncated copy) is named, not a page silently without cards."""
+    from site_gen.charts.specs import ChartContext
+    from site_gen.pages.markers import Site
+
+    bad = tmp_path / "runs.duckdb"
+    bad.write_bytes(b"not a database" * 100)
+    errors = []
+    for background in (False, True):
+        site = Site(runs=pd.DataFrame({"run_id": ["a"]}), ctx=ChartContext(gpus=()), db=bad)
+        if background:
+            site.start_cards()
+        with pytest.raises(Exception) as e:
+            site.card_files()
+        errors.append((type(e.value), str(bad) in str(e.value)))
+    assert errors[0] == errors[1] and errors[0][1]
 
 
 def test_release_freed_heap_trims_on_glibc_and_is_a_no_op_without_malloc_trim(monkeypatch) -> None:
