@@ -31,6 +31,7 @@ A bad marker logs a warning (which fails ``mkdocs build --strict``) and renders 
 
 from __future__ import annotations
 
+import atexit
 import html
 import json
 import math
@@ -38,6 +39,7 @@ import posixpath
 import re
 import shlex
 import threading
+import weakref
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -143,18 +145,25 @@ def _union(df: pd.DataFrame, wanted: list[Filters]) -> pd.Series:
 
 
 class _Background:
-    """A function run in a daemon thread, its result (or its exception) taken with ``result``. Not a
-    ``concurrent.futures`` pool: that joins its threads at exit, so an interrupted build would wait for
-    the work it no longer needs."""
+    """A function run in a daemon thread, its result (or its exception) taken with ``result``. The
+    function is given an event it checks between steps: ``cancel`` sets it and waits for the thread.
 
-    def __init__(self, fn: Callable[[], Any]) -> None:
+    Not a ``concurrent.futures`` pool, which joins its threads at exit: an interrupted build would wait
+    for work it no longer needs. But a daemon thread still inside DuckDB's or Arrow's C++ when Python
+    finalises is unwound by force, and their ``catch (...)`` then aborts the process ("FATAL: exception
+    not rethrown", exit -6, seen on a build that failed on a full disk); so every one still running is
+    cancelled at exit (``_cancel_all``), before finalisation, which waits for its current step only."""
+
+    def __init__(self, fn: Callable[[threading.Event], Any]) -> None:
         self._fn, self._value, self._error = fn, None, None
+        self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="llmbench-background", daemon=True)
+        _RUNNING.add(self)
         self._thread.start()
 
     def _run(self) -> None:
         try:
-            self._value = self._fn()
+            self._value = self._fn(self._stop)
         except BaseException as e:  # raised again in the thread that asks for the result
             self._error = e
 
@@ -163,6 +172,19 @@ class _Background:
         if self._error is not None:
             raise self._error
         return self._value
+
+    def cancel(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+_RUNNING: weakref.WeakSet[_Background] = weakref.WeakSet()
+
+
+@atexit.register
+def _cancel_all() -> None:
+    for work in list(_RUNNING):
+        work.cancel()
 
 
 def by_column(filters: Filters) -> str:
@@ -231,20 +253,26 @@ class Site:
             self.files[dataset.data_name(f.key)] = f
         return [f.key for f in files]
 
-    def _encode_cards(self) -> list[dataset.DataFile]:
+    def _encode_cards(self, stop: threading.Event | None = None) -> list[dataset.DataFile]:
         """The run cards' files, spilled to a spool of their own (a thread may run this: nothing of the
-        site's is touched)."""
+        site's is touched). ``stop``: checked between batches and files; once set, what is done so far
+        is dropped and nothing is returned (the build has ended without the cards)."""
         from site_gen.data import cite, queries
 
         assert self.db is not None
+        stop = stop or threading.Event()
         extra = cite.columns_sql(self.site_url)  # "cite this": the permalinks' base is the site's URL
         enc = dataset.PartitionedEncoder(dataset.card_parts(len(self.runs)))
         for batch in queries.run_detail_batches(self.db, arrow=dataset.arrow_types, extra=extra):
+            if stop.is_set():
+                return []
             enc.add(batch)
         files: list[dataset.DataFile] = []
         if enc.rows:
             spool = dataset.Spool()
             for f in enc.finish_each("cards"):
+                if stop.is_set():
+                    return []
                 f.spill(spool)
                 files.append(f)
         del enc
