@@ -224,6 +224,17 @@ def _details_sql(con: Any) -> str:
 BATCH_ROWS = 100_000
 
 
+def detail_rows(db: Path) -> int:
+    """How many rows ``run_details`` has (runs, and estimates where there are any): none, no card."""
+    if not Path(db).exists():
+        return 0
+    con = _connect(db)
+    try:
+        return int(con.execute(f"SELECT count(*) FROM {_details_table(con)}").fetchall()[0][0])
+    finally:
+        con.close()
+
+
 def run_details(db: Path) -> pd.DataFrame:
     """Every column of every run (the run cards), with the GPU registry's order for a stable file."""
     import pandas as pd

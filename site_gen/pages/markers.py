@@ -31,15 +31,14 @@ A bad marker logs a warning (which fails ``mkdocs build --strict``) and renders 
 
 from __future__ import annotations
 
-import atexit
 import html
 import json
 import math
 import posixpath
 import re
+import secrets
 import shlex
 import threading
-import weakref
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -54,6 +53,7 @@ from site_gen.data.dataset import js_text
 from site_gen.data.dimensions import DIMENSIONS, Filters, distinct_text, mask, release_label
 from site_gen.data.dimensions import get as dimension
 from site_gen.data.queries import within_bound
+from site_gen.pages.background import Job, Worker
 from site_gen.pages.widgets import (
     CARD_SECTIONS,
     CITE_SECTION,
@@ -66,7 +66,7 @@ from site_gen.pages.widgets import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from concurrent.futures import Future
 
     import pandas as pd
@@ -136,55 +136,27 @@ def estimates_after(runs: pd.DataFrame, estimates: pd.DataFrame) -> pd.DataFrame
     return pd.concat([runs, estimates], ignore_index=True)
 
 
+def page_frame(runs: pd.DataFrame, wanted: list[Filters], est: pd.DataFrame | None) -> pd.DataFrame:
+    """The rows of a page's data file, in its order: the runs any of ``wanted`` keeps, then their
+    estimates (``est``: the estimates, on a page that takes them)."""
+    frame = _rows(runs, _union(runs, wanted))
+    if est is not None:
+        frame = estimates_after(frame, _rows(est, _union(est, wanted)))
+    return frame.reset_index(drop=True)
+
+
+def _rows(df: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:
+    """``df[keep]``, without its copy of every row where ``keep`` keeps them all (a page of every run: at
+    a million runs that copy was a few hundred MB, made while the pages render)."""
+    return df if keep.all() else df[keep]
+
+
 def _union(df: pd.DataFrame, wanted: list[Filters]) -> pd.Series:
     """The rows any of ``wanted`` keeps."""
     keep = mask(df, wanted[0])
     for f in wanted[1:]:
         keep |= mask(df, f)
     return keep
-
-
-class _Background:
-    """A function run in a daemon thread, its result (or its exception) taken with ``result``. The
-    function is given an event it checks between steps: ``cancel`` sets it and waits for the thread.
-
-    Not a ``concurrent.futures`` pool, which joins its threads at exit: an interrupted build would wait
-    for work it no longer needs. But a daemon thread still inside DuckDB's or Arrow's C++ when Python
-    finalises is unwound by force, and their ``catch (...)`` then aborts the process ("FATAL: exception
-    not rethrown", exit -6, seen on a build that failed on a full disk); so every one still running is
-    cancelled at exit (``_cancel_all``), before finalisation, which waits for its current step only."""
-
-    def __init__(self, fn: Callable[[threading.Event], Any]) -> None:
-        self._fn, self._value, self._error = fn, None, None
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="llmbench-background", daemon=True)
-        _RUNNING.add(self)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._value = self._fn(self._stop)
-        except BaseException as e:  # raised again in the thread that asks for the result
-            self._error = e
-
-    def result(self) -> Any:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-    def cancel(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-_RUNNING: weakref.WeakSet[_Background] = weakref.WeakSet()
-
-
-@atexit.register
-def _cancel_all() -> None:
-    for work in list(_RUNNING):
-        work.cancel()
 
 
 def by_column(filters: Filters) -> str:
@@ -214,7 +186,14 @@ class Site:
     lang: str = i18n.DEFAULT  # the build's language (site_gen.i18n): labels, messages, chart titles
     # what every language of the build computes alike from the runs (release-history steps), made once
     shared: dict[str, Any] = field(default_factory=dict)
-    cards: _Background | None = None  # the run cards being encoded meanwhile (``start_cards``)
+    # the second core's work (``background``): the run cards, then the pages' data files (``keep_later``)
+    worker: Worker = field(default_factory=Worker)
+    cards: Job | None = None  # the run cards being encoded meanwhile (``start_cards``)
+    # a data file's key before it is known: the build's nonce, the job's number and the part's; swapped
+    # for the key in each page's HTML (``resolve``). The nonce keeps a result file's text from matching.
+    nonce: str = field(default_factory=lambda: secrets.token_hex(8))
+    later: list[tuple[Job, int]] = field(default_factory=list)  # (job, its number of parts)
+    settled: dict[int, list[str]] = field(default_factory=dict)  # a job's number -> its parts' keys
 
     def __post_init__(self) -> None:
         import jinja2
@@ -236,22 +215,77 @@ class Site:
         return data.key
 
     def start_cards(self) -> None:
-        """Encode the run cards in a thread while the pages render (``card_files`` takes them): at a
+        """Encode the run cards in the worker while the pages render (``card_keys`` names them): at a
         million runs they are ~15 s of the build's one core otherwise, and most of their encoding
         (DuckDB's query, Arrow's and numpy's array operations) runs outside Python's lock."""
         if self.db is not None and self.cards is None:
-            self.cards = _Background(self._encode_cards)
+            self.cards = self.worker.submit(self._encode_cards)
 
     def card_files(self) -> list[str]:
         """The run cards' partitions (``dataset.card_part``), kept until the build writes them: their keys,
         none when the database has no run. Every column of every run, streamed from DuckDB in batches,
         never one frame of it all; encoded meanwhile where ``start_cards`` began it."""
+        keys = self.card_keys()
+        return [k for text in keys for k in self.resolve(text).split()]
+
+    def card_keys(self) -> list[str]:
+        """``card_files``' keys as placeholders (``keep_later``) while the worker encodes them: one per
+        partition, none when the database has no run (or estimate) for a card."""
+        from site_gen.data import queries
+
         if self.db is None:
             return []
-        files = self.cards.result() if self.cards is not None else self._encode_cards()
-        for f in files:  # already on disk, in their own spool
-            self.files[dataset.data_name(f.key)] = f
-        return [f.key for f in files]
+        if "cards" not in self.keys:
+            self.start_cards()
+            assert self.cards is not None
+            files = dataset.card_parts(len(self.runs)) if queries.detail_rows(self.db) else 0
+            self.keys["cards"] = self._later(self.cards, files)
+        return self.keys["cards"].split()
+
+    def keep_later(self, files: Callable[[threading.Event], Iterable[dataset.DataFile]], parts: int) -> str:
+        """A data file made by the worker (``files``: its parts, ``parts`` of them) while the pages go on:
+        its parts' keys for now, space-separated as ``_data_key``'s, each a placeholder that ``resolve``
+        swaps for the key once the file is made (MkDocs turns every page into HTML before it writes the
+        first, so the worker has that long)."""
+
+        def spilled(stop: threading.Event) -> list[dataset.DataFile]:
+            spool = dataset.Spool()  # its own: the page thread reads a finished job's while this writes
+            made = []
+            for f in files(stop):  # each part on disk before the next is encoded
+                f.spill(spool)
+                made.append(f)
+            return made
+
+        return self._later(self.worker.submit(spilled), parts)
+
+    def _later(self, job: Job, parts: int) -> str:
+        """Placeholders for the ``parts`` files ``job`` makes (``resolve``)."""
+        number = len(self.later)
+        self.later.append((job, parts))
+        return " ".join(f"lbdata{self.nonce}x{number}x{part}" for part in range(parts))
+
+    def resolve(self, text: str) -> str:
+        """``text`` (a page's HTML) with every placeholder of ``keep_later`` swapped for its key, waiting for
+        the worker where it has not made the file yet (and raising its error, if it failed)."""
+        if self.nonce not in text:
+            return text
+        return re.sub(f"lbdata{self.nonce}x(\\d+)x(\\d+)", lambda m: self._key(int(m[1]))[int(m[2])], text)
+
+    def settle(self) -> None:
+        """Wait for every data file of ``keep_later`` and hold it with the others (``files``), to write."""
+        for number in range(len(self.later)):
+            self._key(number)
+
+    def _key(self, number: int) -> list[str]:
+        if number not in self.settled:
+            job, parts = self.later[number]
+            files = job.result()
+            if len(files) != parts:  # the pages name ``parts`` files: another count would break them
+                raise RuntimeError(f"a data file came in {len(files)} parts, not the {parts} its pages name")
+            for f in files:  # already on disk, in a spool of their own
+                self.files[dataset.data_name(f.key)] = f
+            self.settled[number] = [f.key for f in files]
+        return self.settled[number]
 
     def _encode_cards(self, stop: threading.Event | None = None) -> list[dataset.DataFile]:
         """The run cards' files, spilled to a spool of their own (a thread may run this: nothing of the
@@ -394,32 +428,32 @@ class Page:
         self._key = self._data_key(wanted)
         self._src = self._srcs(self._key)
 
-    def _data_key(self, wanted: list[Filters]) -> str:
+    def _data_key(self, wanted: list[Filters], rows: int | None = None) -> str:
         """The data file of the runs any of ``wanted`` keeps (and their estimates, on a page that takes
         them): its key, or its parts' keys space-separated (data/source.js). Pages asking for the same runs
-        (every view page wants all of them) share one file, encoded once."""
+        (every view page wants all of them) share one file, encoded once, by the worker while the pages go
+        on (``Site.keep_later``: placeholders until the page is written). ``rows``: the file's rows where
+        the caller has counted them (``_value_files``), for its number of parts."""
         est = self._page_estimates()
         cache_key = json.dumps(sorted({json.dumps(f, sort_keys=True) for f in wanted})) + (
             "+est" if est is not None else ""
         )
         if cache_key not in self.site.keys:
+            if rows is None:
+                rows = int(_union(self.site.runs, wanted).sum())
+                rows += 0 if est is None else int(_union(est, wanted).sum())
+            runs = self.site.runs
             # in parts above dataset.ROWS_PER_PART rows: keys and paths space-separated (data/source.js)
-            files = dataset.frame_files("runs", self._page_frame(wanted, est))
-            self.site.keys[cache_key] = " ".join(self.site.keep(f) for f in files)
+            self.site.keys[cache_key] = self.site.keep_later(
+                lambda stop: dataset.frame_parts("runs", page_frame(runs, wanted, est)),
+                max(1, math.ceil(rows / dataset.ROWS_PER_PART)),
+            )
         return self.site.keys[cache_key]
 
     def _page_estimates(self) -> pd.DataFrame | None:
         """The estimates, where this page's data file takes them (``_prepare_data``) and there are any."""
         est = self.site.estimates if self._with_estimates else None
         return est if est is not None and not est.empty else None
-
-    def _page_frame(self, wanted: list[Filters], est: pd.DataFrame | None) -> pd.DataFrame:
-        """The rows of the page's data file, in its order: the runs any of ``wanted`` keeps, then their
-        estimates (``est``: the estimates, on a page that takes them)."""
-        frame = self.site.runs[_union(self.site.runs, wanted)]
-        if est is not None:
-            frame = estimates_after(frame, est[_union(est, wanted)])
-        return frame.reset_index(drop=True)
 
     def _srcs(self, keys: str) -> str:
         """The paths of a data file's parts (``_data_key``), space-separated, relative to the page."""
@@ -801,20 +835,38 @@ class Page:
         scale, compare, the views and the explorer's "every run" load the GPUs or the model they show, not
         every run. A GPU or model page asking for the same runs shares the file, and so do compare and the
         explorer (both take estimates)."""
-        values = distinct_text(frame[dimension(dim).column])
-        keys = {v: self._data_key([{**mk.filters, dim: [v]}]) for v in values}
+        column = dimension(dim).column
+        values = distinct_text(frame[column])
+        # each value's rows, counted in one pass (not a mask of every run per value): the parts it needs
+        rows = self._rows_by(mk.filters, column)
+        keys = {v: self._data_key([{**mk.filters, dim: [v]}], rows.get(v, 0)) for v in values}
         return {v: {"src": self._srcs(k), "key": k} for v, k in keys.items()}
+
+    def _rows_by(self, filters: Filters, column: str) -> dict[str, int]:
+        """The rows of the page's data file for ``filters`` (its runs, and its estimates on a page that
+        takes them) by value of ``column`` as text: what ``_data_key`` counts for one value, all at once."""
+        est = self._page_estimates()
+        which = json.dumps([filters, column, est is not None], sort_keys=True)
+        known = self.site.shared.setdefault("rows_by", {})  # for every page and language alike
+        if which not in known:
+            counts: dict[str, int] = {}
+            for df in (self.site.runs, est):
+                if df is None:
+                    continue
+                values = df.loc[mask(df, filters), column] if filters else df[column]
+                # each distinct value as text once, as ``distinct_text`` and ``mask`` compare them
+                for v, n in values.value_counts().items():
+                    counts[str(v)] = counts.get(str(v), 0) + int(n)
+            known[which] = counts
+        return known[which]
 
     def _render_runcard(self, mk: Marker) -> str:
         """The run card of the run named after the '#' of the page's URL, from the card partition holding
         that run (``dataset.card_part``): every column of about ``dataset.CARDS_PER_PART`` runs a file, so a
         card never loads every run (loaded only by this page)."""
-        if "runcard" not in self.site.keys:
-            files = self.site.card_files()
-            if not files:
-                return self.site.render("empty.html.j2", message=self.site.cat.t("widgets.no_results"))
-            self.site.keys["runcard"] = json.dumps(files)
-        keys = json.loads(self.site.keys["runcard"])
+        keys = self.site.card_keys()  # placeholders until the page is written: the worker encodes them
+        if not keys:
+            return self.site.render("empty.html.j2", message=self.site.cat.t("widgets.no_results"))
         srcs = [self._rel(f"{DATA_DIR}/{dataset.data_name(k)}") for k in keys]
         return self.site.render(
             "runcard.html.j2",

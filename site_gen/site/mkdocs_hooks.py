@@ -402,12 +402,19 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     return out
 
 
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """The page's data files' keys in place of the placeholders the markers wrote while the worker made
+    the files (``Site.keep_later``)."""
+    return output if _site is None else _site.resolve(output)
+
+
 def on_post_build(config: Any) -> None:
     from site_gen.pages import mlperf_pages
     from site_gen.pages.markers import DATA_DIR, PICTURE_DIR
 
     if _site is None:
         return
+    _site.settle()  # every data file the worker was asked for, made
     target = Path(config["site_dir"]) / DATA_DIR
     target.mkdir(parents=True, exist_ok=True)
     for name, data in _site.files.items():

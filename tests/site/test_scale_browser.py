@@ -88,6 +88,14 @@ def test_no_file_of_the_site_is_over_20_mb(scale_site: Path) -> None:
     assert big == []
 
 
+def test_every_data_file_the_pages_name_at_100k_runs_was_written(scale_site: Path) -> None:
+    """The data files the worker made while the pages rendered (``Site.keep_later``): each GPU's, each
+    model's and every run's in parts, named by their keys in every page that loads them."""
+    from tests.site.test_background import check_data_files_named
+
+    assert check_data_files_named(scale_site / "site") > 50
+
+
 def test_the_explorer_at_100k_runs_draws_filters_and_opens_a_run_card(
     scale_site: Path, scale_url: str, browser: object
 ) -> None:
