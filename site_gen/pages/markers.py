@@ -252,6 +252,8 @@ class Site:
             spool = dataset.Spool()  # its own: the page thread reads a finished job's while this writes
             made = []
             for f in files(stop):  # each part on disk before the next is encoded
+                if stop.is_set():  # the build has ended: what is made is not needed (``background``)
+                    break
                 f.spill(spool)
                 made.append(f)
             return made
