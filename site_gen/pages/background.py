@@ -5,8 +5,9 @@ job's result, or its exception, is taken with ``Job.result``: a job the thread h
 there and then by the thread that asks, and while it waits for one the thread has begun, it runs the
 next jobs of the queue (the page thread never waits for work it could do itself). Most of the work is
 DuckDB's, Arrow's and numpy's, which run outside Python's lock, so the thread takes the second core while
-the first renders pages. One thread, not a pool: each job holds a frame of runs while it encodes, and a
-second one at once would add its frame to the build's peak.
+the first renders pages. One thread, not a pool: each job holds a frame of runs while it encodes, and
+more at once would add their frames to the build's peak (at most two run at once: the worker's, and one
+the page thread runs instead of its own work while it waits).
 
 Not a ``concurrent.futures`` pool either, which joins its threads at exit: an interrupted build would
 wait for work it no longer needs. But a daemon thread still inside DuckDB's or Arrow's C++ when Python
