@@ -321,14 +321,18 @@ def validate_cmd(
 
 @command("ingest")
 def ingest_cmd(results_dir: Path = RESULTS_DIR, db: Path = DB_PATH) -> None:
-    """Load results/ into a DuckDB file, all or nothing (a bad file leaves the old database untouched)."""
+    """Load results/ into a DuckDB file, all or nothing (a bad file leaves the old database untouched);
+    files unchanged since the last ingest are copied from it, not checked again (delete --db to check all).
+    """
     from site_gen.data.load import ingest
 
     report = ingest(results_dir, db)
     for skipped in report.skipped:
         err.print(printable(str(skipped)), markup=False, highlight=False)
+    same = f" ({report.reused} unchanged since the last ingest: their runs copied)" if report.reused else ""
     err.print(
-        f"[green]ingested[/green] {report.runs:,} run(s) from {report.files} file(s) into {safe(report.db)}"
+        f"[green]ingested[/green] {report.runs:,} run(s) from {report.files} file(s){same}"
+        f" into {safe(report.db)}"
     )
 
 

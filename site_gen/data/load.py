@@ -10,8 +10,9 @@ Speed: workers flatten each valid file into Arrow columns (submission-level valu
 values as arrays), so little crosses the process boundary and DuckDB reads the columns without copying;
 the ``runs`` table is then one SQL join of the run columns with their file's values.
 
-Tables: ``runs`` (one row per run, columns ``RUN_COLUMNS``), ``gpus`` and ``models`` (the registries),
-``meta`` (one row).
+Tables: ``runs`` (one row per run, columns ``RUN_COLUMNS``, in file and run order), ``gpus`` and ``models``
+(the registries), ``meta`` (one row), ``files`` (each file whose runs are in ``runs`` and the SHA-256 of its
+bytes). The next ingest copies the runs of the files unchanged since (``site_gen.data.reuse``).
 
 One writer at a time: ``ingest`` holds ``db_lock`` (an exclusive ``flock`` on ``.<db>.lock`` beside the
 database) while it checks, writes and renames, and the site build and the MkDocs hooks hold it while they
@@ -51,7 +52,7 @@ from bench.contract.resultfile import (
 )
 from bench.contract.schema import ERRATUM_MARKER, SCHEMA_VERSION, ResultFile, is_mlperf
 from bench.errors import ProblemsError, UserError
-from site_gen.data import bound, estimates, mlperf_data
+from site_gen.data import bound, estimates, mlperf_data, reuse
 from site_gen.data.dimensions import TRTLLM, release_label
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class IngestReport:
     runs: int
     db: Path
     skipped: list[Skipped] = field(default_factory=list)  # entries of results/ the scan passed over
+    reused: int = 0  # files unchanged since the previous ingest, their runs copied (site_gen.data.reuse)
 
 
 def version_key(version: str, engine: str = TRTLLM) -> str:
@@ -271,6 +273,7 @@ _BATCH_RUNS = 10_000
 # 21-22 s. DuckDB holds a transaction's rows in memory: the ingest's peak 0.91 -> 1.21 GB (one
 # transaction for all of them: 1.75 GB, and growing with the data).
 _COMMIT_RUNS = 250_000
+_PREVIOUS = "previous"  # the previous database, attached read-only while its unchanged files' runs are copied
 
 
 # --- one writer at a time, and snapshots ------------------------------------------------------------
@@ -362,9 +365,10 @@ def ingest(results_dir: Path, db: Path = DEFAULT_DB, snapshot_to: Path | None = 
 def _ingest(results_dir: Path, db: Path) -> IngestReport:
     """The ingest itself (``db_lock`` held).
 
-    The workers start first; the new database file is set up and runs are inserted while later files are
-    still being checked. If any file has a problem, or a run is duplicated, the new file is deleted and
-    ``db`` is left as it was.
+    The workers start first, on the files changed since the previous ingest (``site_gen.data.reuse``:
+    the runs of the others are copied from the previous database); the new database file is set up and
+    runs are inserted, in file order, while later files are still being checked. If any file has a
+    problem, or a run is duplicated, the new file is deleted and ``db`` is left as it was.
     """
     found = scan([results_dir])
     files = found.files
@@ -372,38 +376,83 @@ def _ingest(results_dir: Path, db: Path) -> IngestReport:
         raise ProblemsError(found.problems, "in results; database left unchanged")
     if not files:  # never replace a database with an empty one because of a wrong --results
         raise UserError(f"no result files (*.yaml) in {results_dir}; database left unchanged")
-    checked = iter_outcomes(files, results_dir, payload_fn=_payload)  # workers start now
+    ordered = sorted(files, key=str)  # the order the workers yield in
+    names = [_name(p, results_dir) for p in ordered]
+    sums = dict(zip(names, reuse.digests(ordered), strict=True))
     outcomes: list[Outcome] = []
     duplicates = DuplicateFinder(results_dir)  # fed as outcomes arrive: no pass over every id at the end
-    with closing(checked), DbWriter(db) as writer:
-        pending: list[tuple[dict[str, Any], dict[str, list[Any]]]] = []
-        mlperf_rows: list[dict[str, Any]] = []  # never in `runs` (MLCommons: no mixing)
-        modelled: list[estimates.EstimateRows] = []  # checked like any file, never in `runs`
-        failed = False
-        for o in checked:
-            outcomes.append(Outcome(o.file, o.problems, o.run_ids))  # keep ids, drop the columns
-            duplicates.add(o)
-            failed = failed or bool(o.problems)
-            if isinstance(o.payload, mlperf_data.MlperfRows):
-                mlperf_rows += o.payload.rows
-            elif isinstance(o.payload, estimates.EstimateRows):
-                modelled.append(o.payload)
-            elif o.payload and not failed:
-                pending.append(o.payload)
-                if sum(len(cols["run_id"]) for _, cols in pending) >= _BATCH_RUNS:
-                    writer.add(arrow_tables(pending))
-                    pending = []
+    with DbWriter(db) as writer:
+        reused = writer.previous(sums)
+        todo = [p for p, n in zip(ordered, names, strict=True) if n not in reused]
+        checked = iter_outcomes(todo, results_dir, _payload)  # workers start now
+        rows = _Rows(writer)
+        with closing(checked):
+            for o in _in_name_order(names, reused, checked):
+                outcomes.append(Outcome(o.file, o.problems, o.run_ids))  # keep ids, drop the columns
+                duplicates.add(o)
+                rows.failed = rows.failed or bool(o.problems)
+                rows.add(o)
         problems = found.problems + [p for o in outcomes for p in o.problems] + duplicates.problems
         if problems:
             # DbWriter deletes the new file
             raise ProblemsError(problems, "in results; database left unchanged")
         writer.use_all_cores()  # the workers are done: the rest is DuckDB's alone
-        if pending:
-            writer.add(arrow_tables(pending))
-        mlperf_data.create_table(writer.con, mlperf_rows)
-        writer.estimates = modelled
-        writer.commit()
-    return IngestReport(files=len(outcomes), runs=writer.runs, db=db, skipped=found.skipped)
+        rows.flush()
+        writer.merge()
+        mlperf_data.create_table(writer.con, rows.mlperf)
+        writer.estimates = rows.modelled
+        writer.commit({n: sums[n] for n in writer.files})
+    return IngestReport(
+        files=len(outcomes), runs=writer.runs, db=db, skipped=found.skipped, reused=len(reused)
+    )
+
+
+class _Rows:
+    """Each valid file's rows to their table as outcomes arrive, runs in batches; once any file has a
+    problem nothing more is inserted (the ingest fails). An unchanged file's runs are copied at the end
+    (``DbWriter.merge``)."""
+
+    def __init__(self, writer: DbWriter) -> None:
+        self.writer, self.failed = writer, False
+        self.pending: list[tuple[dict[str, Any], dict[str, list[Any]]]] = []
+        self.mlperf: list[dict[str, Any]] = []  # never in `runs` (MLCommons: no mixing)
+        self.modelled: list[estimates.EstimateRows] = []  # checked like any file, never in `runs`
+
+    def add(self, o: Outcome) -> None:
+        if self.failed or o.payload is _REUSED:
+            return
+        if isinstance(o.payload, mlperf_data.MlperfRows):
+            self.mlperf += o.payload.rows
+        elif isinstance(o.payload, estimates.EstimateRows):
+            self.modelled.append(o.payload)
+        elif o.payload:
+            self.writer.files.append(o.file)
+            self.pending.append(o.payload)
+            if sum(len(cols["run_id"]) for _, cols in self.pending) >= _BATCH_RUNS:
+                self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.writer.add(arrow_tables(self.pending))
+            self.pending = []
+
+
+_REUSED = "reused"  # the payload of a file whose runs are copied from the previous database
+
+
+def _name(path: Path, root: Path) -> str:
+    """A file's name in the database and in problems: its path under results/ (as the workers name it)."""
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
+def _in_name_order(
+    names: Sequence[str], reused: dict[str, list[str]], checked: Iterator[Outcome]
+) -> Iterator[Outcome]:
+    """Every file's outcome in name order: the workers' for the files they check, and for a reused file
+    its run ids from the previous database (no problem: it was valid then and is unchanged)."""
+    for name in names:
+        ids = reused.get(name)
+        yield Outcome(name, [], ids, _REUSED) if ids is not None else next(checked)
 
 
 def arrow_tables(payloads: Sequence[tuple[dict[str, Any], dict[str, list[Any]]]]) -> tuple[Any, Any]:
@@ -437,7 +486,12 @@ class DbWriter:
         self.db, self.runs = db, 0
         self.committed = 0  # runs inserted up to the last COMMIT (``_COMMIT_RUNS``)
         self.estimates: list[estimates.EstimateRows] = []  # modelled files' runs: their own table
+        self.files: list[str] = []  # the files whose runs are in ``runs``, in name order
+        self.attached = False  # the previous database (``previous``)
+        self.reused: dict[str, list[str]] = {}  # its unchanged files and their run ids
+        self.target = "runs"  # where ``add`` inserts
         self.tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
+        self.fingerprint = reuse.fingerprint(SCHEMA_VERSION)
 
     def __enter__(self) -> DbWriter:
         import duckdb
@@ -458,6 +512,37 @@ class DbWriter:
             raise
         return self
 
+    def previous(self, digests: dict[str, str | None]) -> dict[str, list[str]]:
+        """Attach the previous database read-only and name the files it holds unchanged ({name: its run
+        ids}); {} (and nothing attached) where it has none or cannot tell (``site_gen.data.reuse``)."""
+        import duckdb
+
+        if not self.db.is_file():
+            return {}
+        current = {n: d for n, d in digests.items() if d is not None}
+        try:
+            path = str(self.db).replace("'", "''")
+            self.con.execute(f"ATTACH '{path}' AS {_PREVIOUS} (READ_ONLY)")
+        except duckdb.Error:  # not a database DuckDB can open: check every file
+            return {}
+        found = reuse.previous(self.con, _PREVIOUS, current, self.fingerprint)
+        self.attached, self.reused = bool(found), found
+        if not found:
+            self.con.execute(f"DETACH {_PREVIOUS}")
+            return found
+        # the changed files' runs wait here, to be merged in order with the copied ones (``merge``)
+        self.con.execute(f"CREATE TEMP TABLE {reuse.FRESH_TABLE} AS FROM runs LIMIT 0")
+        self.target = reuse.FRESH_TABLE
+        return found
+
+    def merge(self) -> None:
+        """With the previous database attached: ``runs`` from its unchanged files' runs and the changed
+        files' (held in ``reuse.FRESH_TABLE`` until now), in file and run order."""
+        if not self.attached:
+            return
+        self.runs += reuse.merge_runs(self.con, _PREVIOUS, self.reused, [c for c, _ in RUN_COLUMNS])
+        self.files += list(self.reused)
+
     def use_all_cores(self) -> None:
         self.con.execute(f"SET threads TO {os.cpu_count() or 1}")
 
@@ -469,7 +554,7 @@ class DbWriter:
         per_run = file_tbl.take(run_tbl["file_idx"])
         flat = pa.table({c: per_run[c] if c in FILE_LEVEL else run_tbl[c] for c, _ in RUN_COLUMNS})
         self.con.register("run_rows", flat)
-        self.con.execute("INSERT INTO runs SELECT * FROM run_rows")
+        self.con.execute(f"INSERT INTO {self.target} SELECT * FROM run_rows")
         self.con.unregister("run_rows")
         self.runs += flat.num_rows
         if self.runs - self.committed >= _COMMIT_RUNS:
@@ -477,10 +562,15 @@ class DbWriter:
             self.con.execute("BEGIN")
             self.committed = self.runs
 
-    def commit(self) -> None:
-        """Add the derived tables and columns, close, and rename the new file over ``db``."""
+    def commit(self, digests: dict[str, str | None] | None = None) -> None:
+        """Add the derived tables and columns, close, and rename the new file over ``db``. ``digests``:
+        {file: SHA-256} of the files whose runs are in ``runs``, for the next ingest to reuse (none: the
+        next ingest checks every file)."""
         self.con.execute("COMMIT")
-        _finish(self.con, self.runs)
+        if self.attached:
+            self.con.execute(f"DETACH {_PREVIOUS}")
+        _finish(self.con, self.runs, self.fingerprint if digests else None)
+        reuse.create_files_table(self.con, digests or {})
         estimates.create(self.con, self.estimates, RUN_COLUMNS)  # after bound's columns: the view has them
         self.con.close()
         destinations.check_db_target(self.db)  # again: a file may have been put there meanwhile
@@ -543,7 +633,7 @@ def remove_stale_temps(db: Path) -> list[Path]:
     return removed
 
 
-def _finish(con: Any, runs: int) -> None:
+def _finish(con: Any, runs: int, fingerprint: str | None = None) -> None:
     """With the runs table filled: derived columns, registry tables and the meta row."""
     import pandas as pd
 
@@ -557,8 +647,8 @@ def _finish(con: Any, runs: int) -> None:
         con.unregister(f"{table}_df")
     con.execute(
         "CREATE TABLE meta AS SELECT ?::INTEGER AS schema_version, ?::TIMESTAMP AS ingested_at,"
-        " ?::INTEGER AS runs",
-        [SCHEMA_VERSION, dt.datetime.now(dt.UTC).replace(tzinfo=None), runs],
+        " ?::INTEGER AS runs, ?::VARCHAR AS fingerprint",
+        [SCHEMA_VERSION, dt.datetime.now(dt.UTC).replace(tzinfo=None), runs, fingerprint],
     )
 
 

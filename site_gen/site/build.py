@@ -45,6 +45,7 @@ LOCK_TIMEOUT_S = 600.0  # a build takes seconds; a lock held this long belongs t
 class BuildReport:
     runs: int = 0
     files: int = 0
+    reused: int = 0  # files unchanged since the previous ingest, not checked again
     pages: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -247,7 +248,7 @@ def build_site(
     snap = snapshot_path(db)
     try:
         ingested = ingest(results, db, snapshot_to=snap)
-        report.runs, report.files = ingested.runs, ingested.files
+        report.runs, report.files, report.reused = ingested.runs, ingested.files, ingested.reused
         report.seconds["ingest"] = time.perf_counter() - t
         t = time.perf_counter()
         report.pages = render_site(config_file, site_dir, snap, results=None, sources=results)

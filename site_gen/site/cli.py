@@ -21,8 +21,10 @@ def build_cmd(results: Path = RESULTS, db: Path = DB, out: Path = OUT, config: P
 
     r = build_site(results, db, out, config)
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in r.seconds.items())
+    same = f" ({r.reused} unchanged since the last ingest)" if r.reused else ""
     typer.echo(
-        f"site: {r.runs:,} run(s) from {r.files} file(s), {r.pages} generated page(s) -> {out} ({steps})"
+        f"site: {r.runs:,} run(s) from {r.files} file(s){same}, {r.pages} generated page(s) -> {out}"
+        f" ({steps})"
     )
 
 
