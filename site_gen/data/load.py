@@ -567,9 +567,11 @@ class DbWriter:
         {file: SHA-256} of the files whose runs are in ``runs``, for the next ingest to reuse (none: the
         next ingest checks every file)."""
         self.con.execute("COMMIT")
+        _finish(
+            self.con, self.runs, self.fingerprint if digests else None, _PREVIOUS if self.attached else None
+        )
         if self.attached:
             self.con.execute(f"DETACH {_PREVIOUS}")
-        _finish(self.con, self.runs, self.fingerprint if digests else None)
         reuse.create_files_table(self.con, digests or {})
         estimates.create(self.con, self.estimates, RUN_COLUMNS)  # after bound's columns: the view has them
         self.con.close()
@@ -633,11 +635,12 @@ def remove_stale_temps(db: Path) -> list[Path]:
     return removed
 
 
-def _finish(con: Any, runs: int, fingerprint: str | None = None) -> None:
-    """With the runs table filled: derived columns, registry tables and the meta row."""
+def _finish(con: Any, runs: int, fingerprint: str | None = None, known: str | None = None) -> None:
+    """With the runs table filled: derived columns, registry tables and the meta row. ``known``: the
+    previous database, attached, whose bounds are reused (``bound.add_columns``)."""
     import pandas as pd
 
-    bound.add_columns(con)  # bound_output_tps, pct_of_bound (site_gen/data/bound.py)
+    bound.add_columns(con, known)  # bound_output_tps, pct_of_bound (site_gen/data/bound.py)
     for table, records in (
         ("gpus", [_gpu_row(g) for g in registry.gpus().entries]),
         ("models", [_model_row(m) for m in registry.models().entries]),

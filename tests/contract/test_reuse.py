@@ -216,3 +216,24 @@ def test_the_fingerprint_changes_with_any_hashed_file(
     assert reuse.fingerprint(2) != first  # another schema version
     files[1].write_text("x = 2\n")
     assert reuse.fingerprint(1) != first
+
+
+def test_a_changed_configuration_gets_its_own_bound(results: Path, tmp_path: Path) -> None:
+    """The speed-of-light bounds of unchanged configurations are taken from the previous database; a
+    configuration it has not seen is bounded anew (compared with a first ingest, which bounds all)."""
+    db = tmp_path / "db.duckdb"
+    ingest(results, db)
+    changed = 0
+    for path in _runs_files(results)[:40]:
+        text = path.read_text(encoding="utf-8")
+        if "num_requests: " in text:
+            path.write_text(re.sub(r"num_requests: (\d+)", r"num_requests: 1\1", text, count=1))
+            changed += 1
+    assert changed
+    ingest(results, db)
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute(
+        "SELECT count(*) FROM runs WHERE num_requests >= 10000 AND pct_of_bound > 0"
+    ).fetchone()[0]
+    con.close()
+    assert _dump(db) == _first_ingest(results, tmp_path)
