@@ -33,6 +33,7 @@ _LIBRARIES = ("pydantic", "pydantic_core", "yaml-rs", "PyYAML", "duckdb", "pyarr
 
 
 def _package_files() -> list[Path]:
+    """The files ``fingerprint`` hashes (module docstring)."""
     import bench.contract
     import bench.data
     import bench.errors
@@ -55,10 +56,17 @@ def fingerprint(schema_version: int) -> str:
             version = "-"
         h.update(f"{name}={version}\n".encode())
     h.update(f"python={platform.python_version()} schema={schema_version}\n".encode())
+    top = _bench_root().parent  # where bench/ and site_gen/ are, installed or in a checkout
     for p in _package_files():
-        h.update(f"{p.parent.name}/{p.name}\n".encode())
+        h.update(f"{p.relative_to(top) if p.is_relative_to(top) else p.name}\n".encode())
         h.update(hashlib.sha256(p.read_bytes()).digest())
     return h.hexdigest()
+
+
+def _bench_root() -> Path:
+    import bench
+
+    return Path(bench.__file__).parent
 
 
 def _digest(path: Path) -> str | None:
@@ -124,17 +132,15 @@ def merge_runs(con: Any, schema: str, names: Iterable[str], columns: Sequence[st
     2.3 s for this sort)."""
     con.register("reuse_names", _names(names))
     cols = ", ".join(columns)
-    (copied,) = con.execute(
-        f"SELECT count(*) FROM {schema}.runs WHERE file IN (SELECT file FROM reuse_names)"
-    ).fetchone()
-    con.execute(
+    (fresh,) = con.execute(f"SELECT count(*) FROM {FRESH_TABLE}").fetchone()
+    (inserted,) = con.execute(
         f"INSERT INTO runs SELECT * FROM (SELECT {cols} FROM {schema}.runs"
         f" WHERE file IN (SELECT file FROM reuse_names) UNION ALL SELECT * FROM {FRESH_TABLE})"
         " ORDER BY file, run_index"
-    )
+    ).fetchone()
     con.unregister("reuse_names")
     con.execute(f"DROP TABLE {FRESH_TABLE}")
-    return int(copied)
+    return int(inserted) - int(fresh)
 
 
 def create_files_table(con: Any, digests: dict[str, str | None]) -> None:
