@@ -207,6 +207,13 @@ def source_files() -> list[Path]:
     return [Path(str(resources.files("bench.data").joinpath(name))) for name in REGISTRY_FILES]
 
 
+def data_files() -> list[Path]:
+    """Every file of the data package: the registries and the tables the contract reads (what the
+    ingest's reuse fingerprint covers, ``site_gen.data.reuse``)."""
+    root = Path(str(resources.files("bench.data")))
+    return sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
 @functools.cache
 def gpus() -> _Index[Gpu]:
     """The GPU registry, keyed by canonical name and every alias."""

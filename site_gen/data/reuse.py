@@ -35,19 +35,21 @@ _LIBRARIES = ("pydantic", "pydantic_core", "yaml-rs", "PyYAML", "duckdb", "pyarr
 def _package_files() -> list[Path]:
     """The files ``fingerprint`` hashes (module docstring)."""
     import bench.contract
-    import bench.data
     import bench.errors
     import site_gen.data
+    from bench.contract import registry
 
-    out = [Path(bench.errors.__file__)]
-    for pkg, pattern in ((bench.contract, "*.py"), (site_gen.data, "*.py"), (bench.data, "*")):
+    out = [Path(bench.errors.__file__), *registry.data_files()]
+    for pkg in (bench.contract, site_gen.data):
         root = Path(pkg.__file__).parent
-        out += [p for p in root.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts]
+        out += [p for p in root.rglob("*.py") if "__pycache__" not in p.parts]
     return sorted(out)
 
 
 def fingerprint(schema_version: int) -> str:
     """What a file's rows depend on beside its bytes (module docstring), as one SHA-256."""
+    import site_gen
+
     h = hashlib.sha256()
     for name in _LIBRARIES:
         try:
@@ -56,17 +58,11 @@ def fingerprint(schema_version: int) -> str:
             version = "-"
         h.update(f"{name}={version}\n".encode())
     h.update(f"python={platform.python_version()} schema={schema_version}\n".encode())
-    top = _bench_root().parent  # where bench/ and site_gen/ are, installed or in a checkout
+    top = Path(site_gen.__file__).parent.parent  # where bench/ and site_gen/ are, installed or in a checkout
     for p in _package_files():
         h.update(f"{p.relative_to(top) if p.is_relative_to(top) else p.name}\n".encode())
         h.update(hashlib.sha256(p.read_bytes()).digest())
     return h.hexdigest()
-
-
-def _bench_root() -> Path:
-    import bench
-
-    return Path(bench.__file__).parent
 
 
 def _digest(path: Path) -> str | None:

@@ -139,7 +139,10 @@ def test_a_bad_hash_says_no_such_run_and_a_good_one_then_works_without_a_reload(
     card.locator(".lb-card-id code").wait_for()
     assert card.locator(".lb-card-id code").text_content() == good
     page.evaluate(f"location.hash = {bad!r}")  # and back to a bad one: the message again
-    page.wait_for_function("!document.querySelector('.lb-card-id')")
-    assert lang["no_run"].format(id=bad) in card.text_content()
+    # the card says "Loading the run…" between the two (no card id then either): wait for the message
+    message = lang["no_run"].format(id=bad)
+    page.wait_for_function("m => document.querySelector('.lb-runcard').textContent.includes(m)", arg=message)
+    assert not card.locator(".lb-card-id").count()
+    assert message in card.text_content()
     assert page.evaluate("window.__lbSamePage === true")
     assert watched.errors == [] and watched.dialogs == []
