@@ -487,8 +487,8 @@ class DbWriter:
         self.committed = 0  # runs inserted up to the last COMMIT (``_COMMIT_RUNS``)
         self.estimates: list[estimates.EstimateRows] = []  # modelled files' runs: their own table
         self.files: list[str] = []  # the files whose runs are in ``runs``, in name order
-        self.attached = False  # the previous database (``previous``)
-        self.reused: dict[str, list[str]] = {}  # its unchanged files and their run ids
+        # the previous database's unchanged files and their run ids; it is attached while not empty
+        self.reused: dict[str, list[str]] = {}
         self.target = "runs"  # where ``add`` inserts
         self.tmp = db.with_name(f".{db.name}.{os.getpid()}.tmp")
         self.fingerprint = reuse.fingerprint(SCHEMA_VERSION)
@@ -526,7 +526,7 @@ class DbWriter:
         except duckdb.Error:  # not a database DuckDB can open: check every file
             return {}
         found = reuse.previous(self.con, _PREVIOUS, current, self.fingerprint)
-        self.attached, self.reused = bool(found), found
+        self.reused = found
         if not found:
             self.con.execute(f"DETACH {_PREVIOUS}")
             return found
@@ -538,7 +538,7 @@ class DbWriter:
     def merge(self) -> None:
         """With the previous database attached: ``runs`` from its unchanged files' runs and the changed
         files' (held in ``reuse.FRESH_TABLE`` until now), in file and run order."""
-        if not self.attached:
+        if not self.reused:
             return
         self.runs += reuse.merge_runs(self.con, _PREVIOUS, self.reused, [c for c, _ in RUN_COLUMNS])
         self.files += list(self.reused)
@@ -568,9 +568,9 @@ class DbWriter:
         next ingest checks every file)."""
         self.con.execute("COMMIT")
         _finish(
-            self.con, self.runs, self.fingerprint if digests else None, _PREVIOUS if self.attached else None
+            self.con, self.runs, self.fingerprint if digests else None, _PREVIOUS if self.reused else None
         )
-        if self.attached:
+        if self.reused:
             self.con.execute(f"DETACH {_PREVIOUS}")
         reuse.create_files_table(self.con, digests or {})
         estimates.create(self.con, self.estimates, RUN_COLUMNS)  # after bound's columns: the view has them
