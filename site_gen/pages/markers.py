@@ -544,9 +544,9 @@ class Page:
         rows = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
         return None if len(rows) > snapshot.MAX_ROWS else rows
 
-    def _empty(self, mk: Marker, sub: pd.DataFrame, what: str = "") -> str | None:
-        """The "no data" box when the marker's runs (``sub``) are none, else None."""
-        if not sub.empty:
+    def _empty(self, mk: Marker, found: bool, what: str = "") -> str | None:
+        """The "no data" box when the marker has no run (``found`` false), else None."""
+        if found:
             return None
         if self.site.runs.empty:
             msg = self.site.cat.t("widgets.no_results")
@@ -583,7 +583,8 @@ class Page:
 
         view = views.get(mk.name or "")
         title = self.site.cat.messages.get(f"views.{view.name}.title", view.title)
-        if box := self._empty(mk, self._subset(mk.filters), title):
+        # whether any run matches, not the runs: a copy of a million runs' matches is 20-300 ms of pandas
+        if box := self._empty(mk, bool(mask(self.site.runs, mk.filters).any()), title):
             return box
         caption = mk.options.get("title")
         first = self._first_view(mk.filters) if mk.options.get("picture") else None
@@ -595,9 +596,16 @@ class Page:
 
         view = views.get(mk.name or "")
         sub = self._subset(mk.filters)
-        if box := self._empty(mk, sub, self.site.cat.messages.get(f"views.{view.name}.title", view.title)):
+        if box := self._empty(
+            mk, not sub.empty, self.site.cat.messages.get(f"views.{view.name}.title", view.title)
+        ):
             return box
-        defaults = view.defaults(sub)
+        # its opening selection: the same in every language, found once (a grouping of every run)
+        known = self.site.shared.setdefault("defaults", {})
+        which = json.dumps([view.name, mk.filters], sort_keys=True)
+        if which not in known:
+            known[which] = view.defaults(sub)
+        defaults = known[which]
         summary = self._slice(mk, sub, defaults, view.single, view.filters)
         # the first view: the opening selection's own file at scale (``_slice``), else the page's data
         opening = {**mk.filters, **defaults}
@@ -619,7 +627,7 @@ class Page:
 
     def _render_explorer(self, mk: Marker) -> str:
         sub = self._subset(mk.filters)
-        if box := self._empty(mk, sub):
+        if box := self._empty(mk, not sub.empty):
             return box
         from site_gen.charts.latency_views import DEFAULT_PRICE, PRICE_KEY
 
@@ -707,13 +715,14 @@ class Page:
         """The summary's data files, kept (``keep``): its key, its number of cells, for each other
         dimension of two values or more that has no default (the source kind's default leaves estimates
         out: the summary has none) the keys of its counts and of each value's best runs; and its rows."""
-        best = dataset.best_per_cell(sub)
+        cell = dataset.cells(sub)  # each run's cell once, for every grouping below
+        best = dataset.best_per_cell(sub, cell=cell)
         key = self.site.keep(dataset.frame_file("summary", best))
         more: dict[str, tuple[str, dict[str, str]]] = {}
         for d in DIMENSIONS:
             if d.column in dataset.SUMMARY_CELL or defaults.get(d.key) or sub[d.column].nunique() < 2:
                 continue
-            counts, parts = dataset.summary_by(sub, best, d.column, d.sort_column)
+            counts, parts = dataset.summary_by(sub, best, d.column, d.sort_column, cell)
             more[d.key] = (
                 self.site.keep(dataset.frame_file(f"summary-{d.key}", counts)),
                 {
@@ -772,7 +781,7 @@ class Page:
         from site_gen.pages import compare
 
         sub = self._subset(mk.filters)
-        if box := self._empty(mk, sub):
+        if box := self._empty(mk, not sub.empty):
             return box
         ratio = charts.to_spec(charts.compare_ratio(self.site.ctx), described=False)  # the summary says it
         # the pair it opens on, its presets and its reserved height: the same in every language

@@ -83,14 +83,17 @@ def test_its_size_follows_the_cells_not_the_runs_in_them(real_runs: pd.DataFrame
     assert len(dataset.frame_file("summary", ten).text()) < small * 1.05
 
 
+@pytest.mark.parametrize("numbered", [False, True], ids=["cells-found", "cells-given"])
 @pytest.mark.parametrize(("column", "sort_column"), [("tp", None), ("engine_version", "version_key")])
 def test_one_more_dimension_counts_and_best_runs_are_duckdbs(
-    real_runs: pd.DataFrame, column: str, sort_column: str | None
+    real_runs: pd.DataFrame, column: str, sort_column: str | None, numbered: bool
 ) -> None:
     """``summary_by``: the runs of each summary cell by value (DuckDB's GROUP BY over the cells that have a
-    figure) and, per value, DuckDB's best run of each cell among that value's runs."""
-    best = dataset.best_per_cell(real_runs)
-    counts, parts = dataset.summary_by(real_runs, best, column, sort_column)
+    figure) and, per value, DuckDB's best run of each cell among that value's runs; alike when the caller
+    numbers the cells once (``dataset.cells``, as the explorer does for every dimension)."""
+    numbers = dataset.cells(real_runs) if numbered else None
+    best = dataset.best_per_cell(real_runs, cell=numbers)
+    counts, parts = dataset.summary_by(real_runs, best, column, sort_column, numbers)
     cell = list(dataset.SUMMARY_CELL)
     named = counts.assign(**{c: best[c].to_numpy()[counts["cell"]] for c in cell})
     got = set(named[[*cell, column, "cell_runs"]].itertuples(index=False, name=None))
