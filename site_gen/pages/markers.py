@@ -63,6 +63,7 @@ from site_gen.pages.widgets import (
     presets,
     static_bar,
     table_columns,
+    varied,
 )
 
 if TYPE_CHECKING:
@@ -574,9 +575,20 @@ class Page:
             dims=json.dumps([dimension_json(d, self.site.cat) for d in dims]),
             defaults=json.dumps(defaults),
             card=self.card,
-            bar=static_bar(sub, dims, defaults, self.site.cat),
+            bar=static_bar(sub, dims, defaults, self.site.cat, self._varied(template, mk, sub, dims)),
             **kw,
         )
+
+    def _varied(self, template: str, mk: Marker, sub: pd.DataFrame, dims: Any) -> set[str]:
+        """``widgets.varied`` of a scope's runs (``sub``): the same in every language, found once. The runs
+        follow from the scope's kind, its marker's filters and whether the page takes estimates."""
+        known = self.site.shared.setdefault("varied", {})
+        which = json.dumps(
+            [template, mk.filters, self._with_estimates, [d.key for d in dims]], sort_keys=True
+        )
+        if which not in known:
+            known[which] = varied(sub, dims)
+        return known[which]
 
     def _render_chart(self, mk: Marker) -> str:
         from site_gen.charts import views

@@ -8,6 +8,7 @@ script (docs/assets/js) reads them and knows no column of its own.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -47,15 +48,26 @@ def limits(sub: pd.DataFrame, cat: i18n.Catalogue) -> list[dict[str, Any]]:
     return out
 
 
+def varied(sub: pd.DataFrame, dims: Any) -> set[str]:
+    """The keys of the dimensions ``dims`` with two values or more in ``sub`` (missing values aside)."""
+    return {d.key for d in dims if sub[d.column].nunique() >= 2}
+
+
 def static_bar(
-    sub: pd.DataFrame, dims: Any, defaults: Filters, cat: i18n.Catalogue | None = None
+    sub: pd.DataFrame,
+    dims: Any,
+    defaults: Filters,
+    cat: i18n.Catalogue | None = None,
+    several: Collection[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The filter bar's buttons as the page script first draws them (a dimension with one value only is
-    left out), drawn into the HTML so that the bar takes its height before the script replaces it."""
+    left out), drawn into the HTML so that the bar takes its height before the script replaces it.
+    ``several``: ``varied(sub, dims)``, where the caller has it."""
+    several = varied(sub, dims) if several is None else several
     out = []
     for d in dims:
         chosen = defaults.get(d.key, [])
-        if sub[d.column].nunique() < 2 and not chosen:
+        if d.key not in several and not chosen:
             continue
         dj = dimension_json(d, cat or i18n.load(i18n.DEFAULT))
         names = dj.get("values", {})
