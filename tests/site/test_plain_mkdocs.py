@@ -265,11 +265,21 @@ def test_mkdocs_serve_shows_a_changed_result_file_and_keeps_the_last_good_site(
     assert server.data() == second  # still the last good site
 
     # Another rebuild with the same bad file (a good file saved again) says nothing new: once is enough.
-    rebuilds = sum("Documentation built" in line for line in server.output)
+    # A rebuild has ended when the server reloads the browsers (it says so only after a build returned).
+    # MkDocs' own "Documentation built" line once did not appear in CI after a rebuild that had ended
+    # (mkdocs-static-i18n adds a filter for that line around its other-language builds, and removes it).
+    # The bad file's rebuild ends first: every build begun but the first (before the server) is
+    # followed by a reload.
+    def reloads() -> int:
+        return sum("Reloading browsers" in line for line in server.output)
+
+    def begun() -> int:
+        return sum("Building documentation..." in line for line in server.output)
+
+    server.wait_for("the bad file's rebuild to end", lambda: reloads() == begun() - 1)
+    rebuilds = reloads()
     (kisti_copy / "fresh.yaml").write_text(new_result(), encoding="utf-8")
-    server.wait_for(
-        "the next rebuild", lambda: sum("Documentation built" in ln for ln in server.output) > rebuilds
-    )
+    server.wait_for("the next rebuild", lambda: reloads() > rebuilds)
     assert sum(located in line for line in server.output) == 1
     # Fixed: one line says so, and the site has the good results again.
     (kisti_copy / "zz-bad.yaml").unlink()
