@@ -206,6 +206,16 @@ class Site:
             trim_blocks=True,
         )
 
+    def once(self, kind: str, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()`` the first time this build asks for ``kind`` of ``key`` (a marker's filters and the
+        like, compared as sorted JSON), its value every later time: what every language computes alike
+        from the runs is computed once (``shared``)."""
+        known = self.shared.setdefault(kind, {})
+        which = json.dumps(key, sort_keys=True)
+        if which not in known:
+            known[which] = make()
+        return known[which]
+
     def keep(self, data: dataset.DataFile) -> str:
         """Hold a page's data file until the build writes it (``on_post_build``), on disk meanwhile in an
         unnamed temporary file (``dataset.Spool``: a killed build leaves nothing behind). Returns its key."""
@@ -582,13 +592,8 @@ class Page:
     def _varied(self, template: str, mk: Marker, sub: pd.DataFrame, dims: Any) -> set[str]:
         """``widgets.varied`` of a scope's runs (``sub``): the same in every language, found once. The runs
         follow from the scope's kind, its marker's filters and whether the page takes estimates."""
-        known = self.site.shared.setdefault("varied", {})
-        which = json.dumps(
-            [template, mk.filters, self._with_estimates, [d.key for d in dims]], sort_keys=True
-        )
-        if which not in known:
-            known[which] = varied(sub, dims)
-        return known[which]
+        which = [template, mk.filters, self._with_estimates, [d.key for d in dims]]
+        return self.site.once("varied", which, lambda: varied(sub, dims))
 
     def _render_chart(self, mk: Marker) -> str:
         from site_gen.charts import views
@@ -613,11 +618,7 @@ class Page:
         ):
             return box
         # its opening selection: the same in every language, found once (a grouping of every run)
-        known = self.site.shared.setdefault("defaults", {})
-        which = json.dumps([view.name, mk.filters], sort_keys=True)
-        if which not in known:
-            known[which] = view.defaults(sub)
-        defaults = known[which]
+        defaults = self.site.once("defaults", [view.name, mk.filters], lambda: view.defaults(sub))
         summary = self._slice(mk, sub, defaults, view.single, view.filters)
         # the first view: the opening selection's own file at scale (``_slice``), else the page's data
         opening = {**mk.filters, **defaults}
@@ -762,16 +763,14 @@ class Page:
         opening on every run)."""
         if len(sub) < dataset.SUMMARY_FROM_RUNS or not defaults:
             return ""
-        slices = self.site.shared.setdefault("slices", {})  # one file per selection, for every language
-        which = json.dumps([mk.filters, defaults], sort_keys=True)
-        if which not in slices:
+
+        def slice_file() -> tuple[str, int]:  # one file per selection, for every language
             part = sub[mask(sub, defaults)]
             small = len(part) <= len(sub) // 2
-            slices[which] = (
-                self.site.keep(dataset.frame_file("slice", part.reset_index(drop=True))) if small else "",
-                len(part),
-            )
-        key, cells = slices[which]
+            key = self.site.keep(dataset.frame_file("slice", part.reset_index(drop=True))) if small else ""
+            return key, len(part)
+
+        key, cells = self.site.once("slices", [mk.filters, defaults], slice_file)
         if not key:
             return ""
         src = self._rel(f"{DATA_DIR}/{dataset.data_name(key)}")
@@ -796,14 +795,14 @@ class Page:
         if box := self._empty(mk, not sub.empty):
             return box
         ratio = charts.to_spec(charts.compare_ratio(self.site.ctx), described=False)  # the summary says it
+
         # the pair it opens on, its presets and its reserved height: the same in every language
-        shared = self.site.shared.setdefault("compare", {})
-        which = json.dumps(mk.filters, sort_keys=True)
-        if which not in shared:
+        def facts() -> tuple[compare.Facts, Any]:
             known = compare.facts(sub)
             pair = {"a": known.pair[0], "b": known.pair[1]} if known.pair else None
-            shared[which] = (known, compare_reserve(sub, pair))
-        known, reserve = shared[which]
+            return known, compare_reserve(sub, pair)
+
+        known, reserve = self.site.once("compare", mk.filters, facts)
         cfg = compare.config(sub, self.site.cat, known)
         cfg["scale"] = self._compare_parts(mk, sub)
         spec = json.dumps(
@@ -841,11 +840,10 @@ class Page:
 
         if len(sub) < dataset.SUMMARY_FROM_RUNS:
             return None
-        combos = self.site.shared.setdefault("combos", {})  # one file per marker's runs, for every language
-        which = json.dumps(mk.filters, sort_keys=True)
-        if which not in combos:
-            combos[which] = self.site.keep(dataset.frame_file("combos", compare.combos(sub)))
-        key = combos[which]
+        # one file per marker's runs, for every language
+        key = self.site.once(
+            "combos", mk.filters, lambda: self.site.keep(dataset.frame_file("combos", compare.combos(sub)))
+        )
         return {
             "combos": {"src": self._rel(f"{DATA_DIR}/{dataset.data_name(key)}"), "key": key},
             "gpus": self._value_files(mk, sub),
@@ -869,9 +867,8 @@ class Page:
         """The rows of the page's data file for ``filters`` (its runs, and its estimates on a page that
         takes them) by value of ``column`` as text: what ``_data_key`` counts for one value, all at once."""
         est = self._page_estimates()
-        which = json.dumps([filters, column, est is not None], sort_keys=True)
-        known = self.site.shared.setdefault("rows_by", {})  # for every page and language alike
-        if which not in known:
+
+        def count() -> dict[str, int]:
             counts: dict[str, int] = {}
             for df in (self.site.runs, est):
                 if df is None:
@@ -880,8 +877,9 @@ class Page:
                 # each distinct value as text once, as ``distinct_text`` and ``mask`` compare them
                 for v, n in values.value_counts().items():
                     counts[str(v)] = counts.get(str(v), 0) + int(n)
-            known[which] = counts
-        return known[which]
+            return counts
+
+        return self.site.once("rows_by", [filters, column, est is not None], count)  # every page and language
 
     def _render_runcard(self, mk: Marker) -> str:
         """The run card of the run named after the '#' of the page's URL, from the card partition holding
