@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.contract import modelmath as memory
+from bench.contract import registry
 from bench.contract.bound import (
     NOTES,
     UNKNOWN,
@@ -39,6 +41,7 @@ __all__ = [
     "attention_flops_per_pair",
     "bound_caveats",
     "bound_for_config",
+    "file_bounds",
     "max_batch",
     "output_tps_bound",
     "peak_tflops",
@@ -59,7 +62,35 @@ _CONFIG_COLUMNS = (
 _CAVEAT_COLUMNS = ("notes", "extra_options", "engine_version", "benchmark_tool")
 
 
-def add_columns(con: Any, known: str | None = None) -> None:
+Config = tuple[Any, ...]  # a configuration's values, in ``_CONFIG_COLUMNS`` order (the ``runs`` table's)
+
+
+def file_bounds(
+    data: dict[str, Any], fixed: dict[str, Any], cols: dict[str, list[Any]]
+) -> dict[Config, float]:
+    """The bound of each configuration of a checked file's runs, made in the checking worker for
+    ``add_columns`` (``data``: validated dicts; ``fixed`` and ``cols``: its ``runs`` values, from
+    ``site_gen.data.load``). The quality check (``bench.contract.quality.ceiling``) has just computed it
+    there, so it is a lookup, where the ingest's parent computed every configuration again, on one core,
+    after the workers (1M runs: 88,572 configurations, ~1.5 s). Only where the GPU has a dense tensor
+    TFLOP/s for the precision and the weights fit: the ceiling is then the bound (the same function of
+    the same values); the others are left to ``add_columns``, which names why a run has none."""
+    from bench.contract.quality import ceiling
+
+    hw, m = data["hardware"], data["model"]
+    g, arch = registry.gpus().get(hw["gpu"]), memory.registry_arch(registry.models().get(m["id"]))
+    if peak_tflops(g.tflops_dense, m["weight_precision"], arch) is None:
+        return {}
+    shapes = zip(*(cols[c] for c in _CONFIG_COLUMNS[4:]), strict=True)  # isl ... num_requests
+    out: dict[Config, float] = {}
+    for shape in dict.fromkeys(shapes):
+        b = ceiling(hw["gpu"], m["id"], m["weight_precision"], m["kv_cache_dtype"], *shape)
+        if b is not None:
+            out[(fixed["gpu"], fixed["model"], fixed["precision"], fixed["kv_cache_dtype"], *shape)] = b
+    return out
+
+
+def add_columns(con: Any, known: str | None = None, computed: dict[Config, float] | None = None) -> None:
     """Add ``bound_output_tps``, ``pct_of_bound`` and ``bound_note`` to the ``runs`` table of an open DuckDB
     connection.
 
@@ -73,13 +104,12 @@ def add_columns(con: Any, known: str | None = None) -> None:
     ``known``: an attached database written by the same code and registries (``site_gen.data.reuse``),
     whose bounds are taken for the configurations it has: a million synthetic runs have 104,000
     configurations, 2.7 s of Python to bound again after a pull request that changed ten files.
+    ``computed``: bounds the checking workers made (``file_bounds``), taken likewise.
     """
     import numpy as np
     import pandas as pd
 
-    from bench.contract import registry
-
-    configs = _configs(con, known)
+    configs = _configs(con, known, computed or {})
     gpus = {g.name: g for g in registry.gpus().entries}
     models = {m.id: m for m in registry.models().entries}
     bounds = configs.pop("known").astype("float64").to_numpy(copy=True)  # NaN: not known, to compute
@@ -108,18 +138,33 @@ def add_columns(con: Any, known: str | None = None) -> None:
     _add_caveats(con)
 
 
-def _configs(con: Any, known: str | None) -> Any:
-    """Each distinct configuration of ``runs``, with its bound in ``known`` where that database has one
-    (column ``known``, else null)."""
+def _configs(con: Any, known: str | None, computed: dict[Config, float]) -> Any:
+    """Each distinct configuration of ``runs``, with its bound in ``known`` where that database has one,
+    else in ``computed`` where that has it (column ``known``, else null)."""
+    import pyarrow as pa
+
     cols = ", ".join(_CONFIG_COLUMNS)
-    if known is None:
-        return con.execute(f"SELECT DISTINCT {cols}, NULL::DOUBLE AS known FROM runs").fetchdf()
-    on = " AND ".join(f"c.{c} IS NOT DISTINCT FROM k.{c}" for c in _CONFIG_COLUMNS)
-    return con.execute(
-        f"SELECT c.*, k.bound_output_tps AS known FROM (SELECT DISTINCT {cols} FROM runs) c"
-        f" LEFT JOIN (SELECT DISTINCT {cols}, bound_output_tps FROM {known}.runs"
-        f" WHERE bound_output_tps IS NOT NULL) k ON {on}"
-    ).fetchdf()
+    sources = []  # (configuration, bound_output_tps) tables, the first that has a configuration wins
+    if known is not None:
+        sources.append(
+            f"(SELECT DISTINCT {cols}, bound_output_tps FROM {known}.runs WHERE bound_output_tps IS NOT NULL)"
+        )
+    if computed:
+        values = [*zip(*computed, strict=True), list(computed.values())]  # column by column
+        names = [*_CONFIG_COLUMNS, "bound_output_tps"]
+        con.register("bound_computed", pa.table(dict(zip(names, values, strict=True))))
+        sources.append("bound_computed")
+    bounds = ", ".join(f"k{i}.bound_output_tps" for i in range(len(sources)))
+    sql = f"SELECT c.*, COALESCE({bounds or 'NULL'}, NULL)::DOUBLE AS known"
+    sql += f" FROM (SELECT DISTINCT {cols} FROM runs) c"
+    for i, table in enumerate(sources):
+        on = " AND ".join(f"c.{c} IS NOT DISTINCT FROM k{i}.{c}" for c in _CONFIG_COLUMNS)
+        sql += f" LEFT JOIN {table} k{i} ON {on}"
+    try:
+        return con.execute(sql).fetchdf()
+    finally:
+        if computed:
+            con.unregister("bound_computed")
 
 
 def _add_caveats(con: Any) -> None:

@@ -247,7 +247,8 @@ def flatten(result: ResultFile, file: str, ids: list[str] | None = None) -> list
 
 
 def _payload(data: dict[str, Any], file: str, ids: list[str]) -> Any:
-    """Worker payload: the file's values once, and its runs as columns of plain values.
+    """Worker payload: the file's values once, its runs as columns of plain values, and the bounds of
+    its configurations (``bound.file_bounds``).
 
     Plain lists pickle smaller and faster than Arrow arrays, and keep pyarrow (and the pandas it imports,
     ~0.3 s) out of the workers: the parent converts whole batches while the workers go on checking.
@@ -260,7 +261,8 @@ def _payload(data: dict[str, Any], file: str, ids: list[str]) -> Any:
         return estimates.EstimateRows(
             file_values(data, file), run_columns(data, ids), estimates.extra_columns(data)
         )
-    return file_values(data, file), run_columns(data, ids)
+    fixed, cols = file_values(data, file), run_columns(data, ids)
+    return fixed, cols, bound.file_bounds(data, fixed, cols)
 
 
 # Runs per INSERT while the workers go on checking (bounds the parent's memory). Small, because the batch
@@ -426,8 +428,10 @@ class _Rows:
         elif isinstance(o.payload, estimates.EstimateRows):
             self.modelled.append(o.payload)
         elif o.payload:
+            fixed, cols, bounds = o.payload
             self.writer.files.append(o.file)
-            self.pending.append(o.payload)
+            self.writer.bounds.update(bounds)
+            self.pending.append((fixed, cols))
             if sum(len(cols["run_id"]) for _, cols in self.pending) >= _BATCH_RUNS:
                 self.flush()
 
@@ -486,6 +490,7 @@ class DbWriter:
         self.db, self.runs = db, 0
         self.committed = 0  # runs inserted up to the last COMMIT (``_COMMIT_RUNS``)
         self.estimates: list[estimates.EstimateRows] = []  # modelled files' runs: their own table
+        self.bounds: dict[bound.Config, float] = {}  # the checking workers' (``bound.file_bounds``)
         self.files: list[str] = []  # the files whose runs are in ``runs``, in name order
         # the previous database's unchanged files and their run ids; it is attached while not empty
         self.reused: dict[str, list[str]] = {}
@@ -568,7 +573,11 @@ class DbWriter:
         next ingest checks every file)."""
         self.con.execute("COMMIT")
         _finish(
-            self.con, self.runs, self.fingerprint if digests else None, _PREVIOUS if self.reused else None
+            self.con,
+            self.runs,
+            self.fingerprint if digests else None,
+            _PREVIOUS if self.reused else None,
+            self.bounds,
         )
         if self.reused:
             self.con.execute(f"DETACH {_PREVIOUS}")
@@ -635,12 +644,19 @@ def remove_stale_temps(db: Path) -> list[Path]:
     return removed
 
 
-def _finish(con: Any, runs: int, fingerprint: str | None = None, known: str | None = None) -> None:
+def _finish(
+    con: Any,
+    runs: int,
+    fingerprint: str | None = None,
+    known: str | None = None,
+    bounds: dict[bound.Config, float] | None = None,
+) -> None:
     """With the runs table filled: derived columns, registry tables and the meta row. ``known``: the
-    previous database, attached, whose bounds are reused (``bound.add_columns``)."""
+    previous database, attached, whose bounds are reused, and ``bounds`` the checking workers made
+    (``bound.add_columns``)."""
     import pandas as pd
 
-    bound.add_columns(con, known)  # bound_output_tps, pct_of_bound (site_gen/data/bound.py)
+    bound.add_columns(con, known, bounds)  # bound_output_tps, pct_of_bound (site_gen/data/bound.py)
     for table, records in (
         ("gpus", [_gpu_row(g) for g in registry.gpus().entries]),
         ("models", [_model_row(m) for m in registry.models().entries]),

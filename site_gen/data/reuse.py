@@ -23,7 +23,6 @@ import hashlib
 import importlib.metadata
 import platform
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -75,9 +74,10 @@ def _digest(path: Path) -> str | None:
 
 
 def digests(paths: Sequence[Path]) -> list[str | None]:
-    """Each file's SHA-256, in order (two threads: hashing and reading release Python's lock)."""
-    with ThreadPoolExecutor(2) as pool:
-        return list(pool.map(_digest, paths, chunksize=64))
+    """Each file's SHA-256, in order. One thread: result files are small, so a pool's hand-offs cost more
+    than the reads and hashes they overlap (10,000 files of 22 kB: 0.65-0.80 s in two threads, 0.31 s in
+    one; in an ingest, where the workers' start competes, 1.7 s)."""
+    return [_digest(p) for p in paths]
 
 
 def previous(con: Any, schema: str, current: dict[str, str], fingerprint_now: str) -> dict[str, list[str]]:

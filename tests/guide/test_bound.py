@@ -220,6 +220,35 @@ def test_pct_of_bound_is_output_over_bound_for_every_run(imported: duckdb.DuckDB
     assert per_user_only == (0,)
 
 
+def test_the_checking_workers_bounds_are_the_ones_the_database_alone_gives(
+    imported: duckdb.DuckDBPyConnection, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ingest takes each configuration's bound from the checking workers (``bound.file_bounds``:
+    the quality check's ceiling) and computes in the parent only the rest; every run's bound, % and note
+    are what computing every configuration from the database gives (``add_columns`` with nothing given)."""
+    cols = "run_id, bound_output_tps, pct_of_bound, bound_note"
+    given = imported.execute(f"SELECT {cols} FROM runs ORDER BY run_id").fetchall()
+    db = tmp_path / "again.duckdb"
+    db.write_bytes(Path(imported.execute("PRAGMA database_list").fetchone()[2]).read_bytes())  # type: ignore[index]
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE runs SET bound_output_tps = NULL, pct_of_bound = NULL, bound_note = NULL")
+        bound.add_columns(con)
+        assert con.execute(f"SELECT {cols} FROM runs ORDER BY run_id").fetchall() == given
+    # and the parent computed only the configurations the workers left: those with no bound
+    calls: list[dict] = []
+    real = bound.bound_for_config
+    monkeypatch.setattr(bound, "bound_for_config", lambda c, g, m: calls.append(c) or real(c, g, m))
+    distinct = "SELECT DISTINCT gpu, model, precision, kv_cache_dtype, isl, osl, n_gpus, concurrency,"
+    distinct += " num_requests FROM runs"
+    with duckdb.connect(str(db), read_only=True) as con:
+        configs = con.execute(f"SELECT count(*) FROM ({distinct})").fetchone()[0]  # type: ignore[index]
+        unbounded = con.execute(
+            f"SELECT count(*) FROM ({distinct} WHERE bound_output_tps IS NULL)"
+        ).fetchone()[0]  # type: ignore[index]
+    load.ingest(RESULTS, tmp_path / "counted.duckdb")
+    assert len(calls) == unbounded < configs
+
+
 def test_the_guide_quotes_the_distribution_of_the_data(
     imported: duckdb.DuckDBPyConnection, tmp_path: Path
 ) -> None:
