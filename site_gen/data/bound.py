@@ -28,6 +28,7 @@ from bench.contract.bound import (
     peak_tflops,
     unknown_reason,
 )
+from bench.contract.quality import ceiling
 
 __all__ = [
     "NOTES",
@@ -75,8 +76,6 @@ def file_bounds(
     after the workers (1M runs: 88,572 configurations, ~1.5 s). Only where the GPU has a dense tensor
     TFLOP/s for the precision and the weights fit: the ceiling is then the bound (the same function of
     the same values); the others are left to ``add_columns``, which names why a run has none."""
-    from bench.contract.quality import ceiling
-
     hw, m = data["hardware"], data["model"]
     g, arch = registry.gpus().get(hw["gpu"]), memory.registry_arch(registry.models().get(m["id"]))
     if peak_tflops(g.tflops_dense, m["weight_precision"], arch) is None:
