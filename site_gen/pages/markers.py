@@ -309,8 +309,12 @@ class Site:
         assert self.db is not None
         stop = stop or threading.Event()
         extra = cite.columns_sql(self.site_url)  # "cite this": the permalinks' base is the site's URL
-        enc = dataset.PartitionedEncoder(dataset.card_parts(len(self.runs)))
-        for batch in queries.run_detail_batches(self.db, arrow=dataset.arrow_types, extra=extra):
+        parts = dataset.card_parts(len(self.runs))
+        enc = dataset.PartitionedEncoder(parts)
+        batches = queries.card_batches(
+            self.db, parts, dataset.card_part_array, arrow=dataset.arrow_types, extra=extra
+        )
+        for batch in batches:
             if stop.is_set():
                 return []
             enc.add(batch)

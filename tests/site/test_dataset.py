@@ -126,6 +126,42 @@ def test_card_partitions_encoded_once_a_batch_are_each_partitions_own_encoding(
     assert enc.rows == sum(len(b) for b in batches) == 2600
 
 
+@pytest.mark.parametrize("parts", [1, 7, 1000])
+@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "pandas"])
+def test_card_batches_give_the_same_partitions_each_from_one_query(
+    tmp_path: Path, arrow: bool, parts: int
+) -> None:
+    """``queries.card_batches`` reads the run cards' rows grouped by partition: the same files (keys and
+    bytes) as the rows in run id order (``run_detail_batches``), which every batch meets every partition
+    of, over every case of the hostile table with text ids and some runs without one (last, in both);
+    the partitions come in order and the runs without an id after them."""
+    import duckdb
+
+    db = hostile_db(tmp_path)
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "CREATE OR REPLACE TABLE runs AS SELECT CASE WHEN run_id % 97 = 0 THEN NULL"
+            " ELSE printf('%012x', run_id * 2654435761 % 4294967296) END AS run_id, * EXCLUDE (run_id)"
+            " FROM runs"
+        )
+    encode = dataset.arrow_types if arrow else None
+    by_id = list(queries.run_detail_batches(db, rows=700, arrow=encode))
+    by_part = list(queries.card_batches(db, parts, dataset.card_part_array, rows=700, arrow=encode))
+
+    def files(batches: list) -> list[tuple[str, str]]:
+        enc = dataset.PartitionedEncoder(parts)
+        for batch in batches:
+            enc.add(batch)
+        return [(f.key, f.text()) for f in enc.finish("cards")]
+
+    assert files(by_part) == files(by_id)
+    ids = [i for b in by_part for i in (b.column("run_id").to_pylist() if arrow else b["run_id"].tolist())]
+    named = [i for i in ids if isinstance(i, str)]
+    assert len(ids) == 2600 and ids[len(named) :] == [None if arrow else ids[-1]] * (2600 - len(named))
+    order = [dataset.card_part(i, parts) for i in named]
+    assert order == sorted(order) and len(named) == 2600 - 2600 // 97
+
+
 def numbers_frame() -> pd.DataFrame:
     ties = [2.675, 1.005, 0.125, 0.375, 0.285, 1.0049999999999999, 2.5, -1.5, -0.001, -0.005, 0.005, 1e-9]
     big = [9.99e12, 1e13, 123456789012.345, 1e15 + 0.5, 2.0**53, 1e16, 1e20, 1e300, -1e300]
