@@ -510,6 +510,7 @@ class DbWriter:
                 p.unlink(missing_ok=True)
             # One DuckDB thread: the checking workers already use every core while runs are inserted.
             self.con = duckdb.connect(str(self.tmp), config={"threads": 1})
+            self.con.execute("SET enable_progress_bar = false")  # a log is no terminal (``queries._connect``)
             self.con.execute(f"CREATE TABLE runs ({', '.join(f'{c} {t}' for c, t in RUN_COLUMNS)})")
             self.con.execute("BEGIN")  # committed every _COMMIT_RUNS and by ``commit``
         except BaseException as e:

@@ -96,7 +96,12 @@ ORDER BY gpu_order, r.model_name, precision_order, workload_order, r.tp, r.pp, r
 def _connect(db: Path) -> Any:
     import duckdb
 
-    return duckdb.connect(str(db), read_only=True)
+    con = duckdb.connect(str(db), read_only=True)
+    # DuckDB draws a progress bar on stdout for a query of over 2 s (the site's runs at a million): a
+    # build's log is no terminal. A setting of the connection, not of the database: another connection
+    # to the same file in this process may be open with the default configuration.
+    con.execute("SET enable_progress_bar = false")
+    return con
 
 
 def _columns(con: Any, table: str) -> list[str]:
