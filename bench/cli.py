@@ -307,8 +307,9 @@ def validate_cmd(
     root = results_dir if all(p.is_relative_to(results_dir) for p in files) else Path.cwd()
     outcomes = check_many(files, root, payload_fn=quality.neighbour_payload)
     problems = found.problems + [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, root)
-    # runs far from the same configuration in the releases around theirs: listed for review, not refused
-    warnings = quality.neighbour_warnings(((o.file, o.payload or []) for o in outcomes), root)
+    # runs far from the same configuration in the releases around theirs, per-user rates above all users'
+    # (bench.contract.quality): listed for review, not refused
+    warnings = quality.warnings(((o.file, o.payload or []) for o in outcomes), root)
     for p in [*problems, *warnings]:
         print(printable(str(p)))
     runs = sum(len(o.run_ids) for o in outcomes)

@@ -45,12 +45,13 @@ WarningsFn = Callable[[Path], list[tuple[str, str]]]
 
 def gate_warnings(results: Path) -> list[tuple[str, str]]:
     """The warnings ``llmbench validate`` prints (bench.contract.quality: a run far from the same
-    configuration in the releases around it), as (file relative to results/, message)."""
+    configuration in the releases around it, a per-user rate above the all-GPU one), as (file relative
+    to results/, message)."""
     from bench.contract import quality
     from bench.contract.resultfile import check_many, scan
 
     outcomes = check_many(scan([results]).files, results, payload_fn=quality.neighbour_payload)
-    found = quality.neighbour_warnings(((o.file, o.payload or []) for o in outcomes), results)
+    found = quality.warnings(((o.file, o.payload or []) for o in outcomes), results)
     return [(w.file, f"line {w.line}: {w.message}" if w.line else w.message) for w in found]
 
 
