@@ -442,11 +442,13 @@ PayloadFn = Callable[[dict[str, Any], str, list[str]], Any]
 
 
 @contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """The cyclic garbage collector off while one file is checked.
+def no_cyclic_gc() -> Iterator[None]:
+    """The cyclic garbage collector off meanwhile (one file checked; an ingest taking the checked files).
 
     A file's data has no reference cycles (it is freed by reference counting), but its many small objects
-    trigger collections that cost ~17% of the checking time; any cycle made meanwhile is collected later.
+    trigger collections that cost ~17% of the checking time, and in an ingest's process, which holds every
+    run id and a batch of runs' columns, 18 % of its CPU (3.4 of 18.8 s at a million runs, 2,700
+    collections, 18 of them of every object); any cycle made meanwhile is collected later.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -458,7 +460,7 @@ def _no_cyclic_gc() -> Iterator[None]:
 
 
 def _outcome(path: str, root: str, payload_fn: PayloadFn | None) -> Outcome:
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         return _check_one(path, root, payload_fn)
 
 

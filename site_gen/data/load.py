@@ -47,6 +47,7 @@ from bench.contract.resultfile import (
     Outcome,
     Skipped,
     iter_outcomes,
+    no_cyclic_gc,
     run_ids,
     scan,
 )
@@ -388,7 +389,7 @@ def _ingest(results_dir: Path, db: Path) -> IngestReport:
         todo = [p for p, n in zip(ordered, names, strict=True) if n not in reused]
         checked = iter_outcomes(todo, results_dir, _payload)  # workers start now
         rows = _Rows(writer)
-        with closing(checked):
+        with closing(checked), no_cyclic_gc():
             for o in _in_name_order(names, reused, checked):
                 outcomes.append(Outcome(o.file, o.problems, o.run_ids))  # keep ids, drop the columns
                 duplicates.add(o)
