@@ -309,7 +309,7 @@ def validate_cmd(
     problems = found.problems + [p for o in outcomes for p in o.problems] + find_duplicates(outcomes, root)
     # runs far from the same configuration in the releases around theirs, per-user rates above all users'
     # (bench.contract.quality): listed for review, not refused
-    warnings = quality.warnings(((o.file, o.payload or []) for o in outcomes), root)
+    warnings = quality.all_warnings(((o.file, o.payload or []) for o in outcomes), root)
     for p in [*problems, *warnings]:
         print(printable(str(p)))
     runs = sum(len(o.run_ids) for o in outcomes)

@@ -32,7 +32,7 @@ import re
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +182,7 @@ def _problem(name: str, lines: LineMap, loc: tuple[str | int, ...], message: str
 
 @dataclass(frozen=True)
 class RunPoint:
-    """One run's place among its neighbours: configuration, release, all-GPU output tok/s."""
+    """One run's place among its neighbours: configuration, release, all-GPU output tok/s (and per user)."""
 
     key: tuple[Any, ...]
     release: tuple[int, ...]
@@ -225,8 +225,8 @@ def neighbour_payload(data: dict[str, Any], file: str, ids: list[str]) -> list[R
         reps = [_all_gpus(r[_METRICS], n) for r in run["repetitions"] or []]
         known = [v for v in reps if v is not None]
         spread = (min(known), max(known)) if len(known) > 1 else None
-        point = RunPoint(key, release, ".".join(map(str, release)), value, i, _has_erratum(run), spread)
-        out.append(replace(point, user=mt["output_tokens_per_s_per_user"]))
+        label, user = ".".join(map(str, release)), mt["output_tokens_per_s_per_user"]
+        out.append(RunPoint(key, release, label, value, i, _has_erratum(run), spread, user))
     return out
 
 
@@ -274,7 +274,7 @@ def neighbour_warnings(points: Iterable[tuple[str, Sequence[RunPoint]]], root: P
     return sorted(warnings, key=lambda w: (w.file, w.line or 0))
 
 
-def warnings(points: Iterable[tuple[str, Sequence[RunPoint]]], root: Path) -> list[Problem]:
+def all_warnings(points: Iterable[tuple[str, Sequence[RunPoint]]], root: Path) -> list[Problem]:
     """Everything the gate lists without refusing (``neighbour_warnings`` and ``user_warnings``), by file
     and line. ``points``: (file, its RunPoints) for every checked file."""
     points = list(points)

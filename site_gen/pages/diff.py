@@ -51,7 +51,7 @@ def gate_warnings(results: Path) -> list[tuple[str, str]]:
     from bench.contract.resultfile import check_many, scan
 
     outcomes = check_many(scan([results]).files, results, payload_fn=quality.neighbour_payload)
-    found = quality.warnings(((o.file, o.payload or []) for o in outcomes), results)
+    found = quality.all_warnings(((o.file, o.payload or []) for o in outcomes), results)
     return [(w.file, f"line {w.line}: {w.message}" if w.line else w.message) for w in found]
 
 
